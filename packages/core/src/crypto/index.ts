@@ -1,0 +1,8 @@
+import { cryptoProvider } from "#crypto";
+import type { CryptoProvider } from "./types.js";
+
+export type { CryptoProvider, HmacAlgorithm } from "./types.js";
+export { timingSafeEqual } from "./types.js";
+
+/** The provider this runtime resolved: `node:crypto` on Node, Web Crypto everywhere else. */
+export const defaultCryptoProvider: CryptoProvider = cryptoProvider;

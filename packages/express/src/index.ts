@@ -1,0 +1,2 @@
+/** Name of this package, for diagnostics. */
+export const packageName = "@kirimbayar/express";

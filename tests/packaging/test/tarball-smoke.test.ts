@@ -1,0 +1,138 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PublishedPackage, readPublishedPackages, repoRoot, run } from "./workspace.js";
+
+// Versions of the peers a consumer app would install; they match the workspace's dev pins.
+const consumerPeers: Record<string, string> = {
+  zod: "4.6.7",
+  express: "5.3.0",
+  "@types/express": "5.0.6",
+  hono: "4.13.19",
+  "@nestjs/common": "12.5.1",
+  "@nestjs/core": "12.5.1",
+  "reflect-metadata": "0.2.2",
+  rxjs: "7.8.2",
+  "@types/node": "20.19.43",
+};
+
+const packages = readPublishedPackages();
+const entryPoints = packages.flatMap((pkg) => pkg.entryPoints);
+let consumerDir = "";
+
+async function packAll(into: string): Promise<Record<string, string>> {
+  const tarballs: Record<string, string> = {};
+  for (const pkg of packages) {
+    await run("pnpm", ["pack", "--pack-destination", into], { cwd: pkg.dir });
+  }
+  const files = await readdir(into);
+  for (const pkg of packages) {
+    const prefix = `${pkg.name.replace("@", "").replace("/", "-")}-`;
+    const file = files.find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
+    if (!file) throw new Error(`pnpm pack produced no tarball for ${pkg.name}`);
+    tarballs[pkg.name] = `file:${join(into, file)}`;
+  }
+  return tarballs;
+}
+
+function peersNeededBy(all: PublishedPackage[]): Record<string, string> {
+  const names = new Set(all.flatMap((pkg) => Object.keys(pkg.peerDependencies)));
+  names.add("@types/express");
+  names.add("@types/node");
+  return Object.fromEntries(
+    [...names].filter((n) => !n.startsWith("@kirimbayar/")).map((n) => [n, consumerPeers[n] ?? "*"]),
+  );
+}
+
+beforeAll(async () => {
+  // Outside the workspace, so nothing resolves through pnpm's links: only what the tarballs ship.
+  consumerDir = await mkdtemp(join(tmpdir(), "kirimbayar-consumer-"));
+  const tarballDir = join(consumerDir, "tarballs");
+  await mkdir(tarballDir);
+  const tarballs = await packAll(tarballDir);
+  await writeFile(
+    join(consumerDir, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, dependencies: { ...tarballs, ...peersNeededBy(packages) } }),
+  );
+  await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+    cwd: consumerDir,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+});
+
+afterAll(async () => {
+  if (consumerDir) await rm(consumerDir, { recursive: true, force: true });
+});
+
+async function exportNames(style: "require" | "import", specifier: string): Promise<string[]> {
+  const script =
+    style === "require"
+      ? `require("reflect-metadata"); console.log(JSON.stringify(Object.keys(require(${JSON.stringify(specifier)})).sort()))`
+      : `await import("reflect-metadata"); const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m).filter((k) => k !== "default").sort()))`;
+  const args = style === "require" ? ["-e", script] : ["--input-type=module", "-e", script];
+  const { stdout } = await run(process.execPath, args, { cwd: consumerDir });
+  return JSON.parse(stdout);
+}
+
+describe("packed tarballs in a plain Node consumer", () => {
+  it.each(entryPoints)("%s loads from CJS and ESM with the same named exports", async (specifier) => {
+    const fromRequire = await exportNames("require", specifier);
+    const fromImport = await exportNames("import", specifier);
+    expect(fromRequire.length).toBeGreaterThan(0);
+    expect(fromImport).toEqual(fromRequire);
+  });
+
+  it.each(["require", "import"] as const)("picks the node:crypto provider on Node through %s", async (style) => {
+    const load =
+      style === "require"
+        ? `const m = require("@kirimbayar/core/webhooks");`
+        : `const m = await import("@kirimbayar/core/webhooks");`;
+    const args = style === "require" ? ["-e"] : ["--input-type=module", "-e"];
+    const { stdout } = await run(process.execPath, [...args, `${load} console.log(m.defaultCryptoProvider.name)`], {
+      cwd: consumerDir,
+    });
+    expect(stdout.trim()).toBe("node");
+  });
+
+  it.each([
+    ["node16 (ESM)", "node16", "consumer.mts"],
+    ["node16 (CJS)", "node16", "consumer.cts"],
+    ["bundler", "bundler", "consumer.ts"],
+    ["node10 (legacy CJS projects)", "node10", "consumer.ts"],
+  ])("type-checks a consumer under moduleResolution %s", async (_label, resolution, file) => {
+    const imports: string[] = [];
+    for (const [index, specifier] of entryPoints.entries()) {
+      const names = await exportNames("require", specifier);
+      imports.push(`import * as entry${index} from ${JSON.stringify(specifier)};`);
+      // Touch every export so that a missing declaration fails the check.
+      imports.push(`export const uses${index} = [${names.map((n) => `entry${index}.${n}`).join(", ")}];`);
+    }
+    const dir = join(consumerDir, `check-${resolution}-${file.replace(".", "-")}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, file), `${imports.join("\n")}\n`);
+    const compilerOptions = {
+      node16: { module: "node16", moduleResolution: "node16" },
+      bundler: { module: "esnext", moduleResolution: "bundler" },
+      node10: { module: "commonjs", moduleResolution: "node10", ignoreDeprecations: "5.0" },
+    }[resolution];
+    await writeFile(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          ...compilerOptions,
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          types: ["node"],
+          skipLibCheck: false,
+          lib: ["es2023", "dom"],
+        },
+        files: [file],
+      }),
+    );
+    const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+    const result = await run(process.execPath, [tsc, "-p", dir]).catch((error) => error);
+    expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
+  });
+});
