@@ -1,4 +1,10 @@
 // Entry point of `@kirimbayar/core`: the API clients, schemas and helpers, plus everything in `./webhooks`.
-
+export * from "./errors/index.js";
+export * from "./helpers/index.js";
+export * from "./http/index.js";
+export * from "./orders/index.js";
+export * from "./payment/index.js";
+export * from "./qris/index.js";
+export * from "./shipping/index.js";
 export { SDK_NAME } from "./version.js";
 export * from "./webhooks.js";

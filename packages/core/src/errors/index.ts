@@ -1,0 +1,1 @@
+export { KirimbayarError } from "./base.js";
