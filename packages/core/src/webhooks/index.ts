@@ -1,0 +1,1 @@
+export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
