@@ -2,6 +2,6 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "examples/*", "tests/*"],
+    projects: ["packages/*/vitest.config.ts", "examples/*/vitest.config.ts", "tests/*/vitest.config.ts"],
   },
 });
