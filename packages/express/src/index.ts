@@ -1,2 +1,16 @@
-/** Name of this package, for diagnostics. */
-export const packageName = "@kirimbayar/express";
+// Entry point of `@kirimbayar/express`: the webhook router, the raw-body reader it uses, and the clients middleware.
+export {
+  createClients,
+  type KirimbayarClientName,
+  type KirimbayarClients,
+  type KirimbayarClientsOptions,
+  kirimbayarClients,
+} from "./clients.js";
+export { readRawBody, type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
+export {
+  createWebhookRouter,
+  type WebhookRouter,
+  type WebhookRouterOptions,
+  type WebhookRouterReceivers,
+  type WebhookSourceConfig,
+} from "./router.js";

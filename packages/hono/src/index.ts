@@ -1,2 +1,18 @@
-/** Name of this package, for diagnostics. */
-export const packageName = "@kirimbayar/hono";
+// Entry point of `@kirimbayar/hono`: the webhook app and the clients middleware. Runtime-neutral (no `node:`).
+export {
+  createWebhookApp,
+  type WebhookApp,
+  type WebhookAppOptions,
+  type WebhookAppReceivers,
+  type WebhookSourceConfig,
+  type WebhookSources,
+} from "./app.js";
+export {
+  createClients,
+  type KirimbayarClientName,
+  type KirimbayarClients,
+  type KirimbayarClientsOptions,
+  type KirimbayarVariables,
+  kirimbayarClients,
+} from "./clients.js";
+export { perEnv } from "./per-env.js";

@@ -1,6 +1,7 @@
 import { cryptoProvider } from "#crypto";
 import type { CryptoProvider } from "./types.js";
 
+export { fromBase64, fromHex, toBase64, toHex, utf8Bytes } from "./encoding.js";
 export type { CryptoProvider, HmacAlgorithm } from "./types.js";
 export { timingSafeEqual } from "./types.js";
 

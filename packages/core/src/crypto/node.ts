@@ -9,13 +9,19 @@ const nodeAlgorithm: Record<HmacAlgorithm, string> = {
   "SHA-512": "sha512",
 };
 
+// A Buffer is a Uint8Array: returned as is, without a copy, since callers only read it.
+function hmacSync(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
+  return createHmac(nodeAlgorithm[algorithm], key).update(data).digest();
+}
+
 /** `node:crypto` provider: synchronous under the hood, about 20x cheaper per HMAC than Web Crypto on Node 20. */
 export const cryptoProvider: CryptoProvider = {
   name: "node",
   async hmac(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
-    return new Uint8Array(createHmac(nodeAlgorithm[algorithm], key).update(data).digest());
+    return hmacSync(algorithm, key, data);
   },
+  hmacSync,
   async sha256(data: Uint8Array): Promise<Uint8Array> {
-    return new Uint8Array(createHash("sha256").update(data).digest());
+    return createHash("sha256").update(data).digest();
   },
 };

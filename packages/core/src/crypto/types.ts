@@ -5,12 +5,20 @@ export type HmacAlgorithm = "SHA-1" | "SHA-256" | "SHA-384" | "SHA-512";
  * The small set of cryptographic primitives kirimbayar needs. Two implementations ship: `node:crypto` (picked on
  * Node through the `#crypto` conditional import, about 20x faster per HMAC) and Web Crypto (everywhere else).
  * Pass your own through the `crypto` option of any API that verifies signatures.
+ *
+ * @example
+ * const receiver = createWebhookReceiver({ source: "payment", crypto: myProvider, verify: [...] });
  */
 export interface CryptoProvider {
   /** `"node"` or `"web"`, for diagnostics. */
   readonly name: string;
   /** HMAC of `data` keyed with `key`. */
   hmac(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Optional synchronous HMAC, used instead of {@link CryptoProvider.hmac} when present to save a promise per
+   * verification. Only runtimes with a synchronous primitive (Node) provide it.
+   */
+  hmacSync?(algorithm: HmacAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
   /** SHA-256 digest of `data`. */
   sha256(data: Uint8Array): Promise<Uint8Array>;
 }

@@ -1,1 +1,16 @@
-export {};
+export {
+  type MemoryIdempotencyStoreOptions,
+  MemoryIdempotencyStore,
+} from "./memory.js";
+export {
+  type IoRedisLikeClient,
+  type NodeRedisLikeClient,
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from "./redis.js";
+export {
+  type ClaimResult,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+  type MaybePromise,
+} from "./types.js";

@@ -1,1 +1,10 @@
-export {};
+export * from "./current-schemas.js";
+export type { KeyPlacement, LegacyKeyOptions } from "./legacy-wrapper.js";
+export * from "./lookup-cache.js";
+export * from "./pro-client.js";
+export * from "./pro-schemas.js";
+export type { Id, IdInput } from "./schema-parts.js";
+export { courierListSchema, idInputSchema, singleCourierSchema, weightSchema } from "./schema-parts.js";
+export * from "./shipping-client.js";
+export * from "./starter-client.js";
+export * from "./starter-schemas.js";

@@ -1,1 +1,37 @@
+export type { WebhookContext } from "./context.js";
 export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
+export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
+export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
+export {
+  createWebhookReceiver,
+  type WebhookErrorContext,
+  type WebhookErrorHandler,
+  type WebhookErrorStage,
+  type WebhookIdempotencyOptions,
+  type WebhookLogger,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+} from "./receiver.js";
+export type { WebhookHandler } from "./registry.js";
+export {
+  type OrderStatus,
+  type OrderStatusWebhook,
+  orderStatusWebhookSchema,
+  type PaymentCallback,
+  type PaymentCallbackStatus,
+  paymentCallbackSchema,
+  QRIS_KNOWN_EVENTS,
+  type QrisPaymentExpiredEvent,
+  type QrisPaymentSuccessEvent,
+  type QrisUnknownEvent,
+  type QrisWebhookEvent,
+  qrisPaymentExpiredEventSchema,
+  qrisPaymentSuccessEventSchema,
+  qrisUnknownEventSchema,
+  qrisWebhookEventSchema,
+  rupiahAmountSchema,
+  webhookIdSchema,
+} from "./schemas.js";
+export type { WebhookEventFor, WebhookEventMap, WebhookEventName, WebhookEventOf } from "./sources.js";
+export { parseWebhookTimestamp } from "./time.js";
+export * from "./verifiers/index.js";

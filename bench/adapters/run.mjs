@@ -1,0 +1,152 @@
+// Adapter benchmark: for Express, Hono and NestJS, req/s and server CPU per request of the kirimbayar webhook
+// route against the same framework's bare JSON route and a hand-rolled equivalent, side by side in one run.
+// Servers run in child processes on 127.0.0.1; autocannon drives them from this process.
+// Usage: node bench/adapters/run.mjs [--rounds 3] [--seconds 5] [--connections 50]
+import { fork } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { TOKEN } from "./handrolled.mjs";
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "5" },
+    connections: { type: "string", default: "50" },
+    out: { type: "string", default: fileURLToPath(new URL("../results/adapters.md", import.meta.url)) },
+  },
+});
+const rounds = Math.min(Number(args.rounds), 10);
+const seconds = Math.min(Number(args.seconds), 30);
+const connections = Math.min(Number(args.connections), 200);
+
+// `[<id>]` is replaced by autocannon with a fresh id per request: every webhook is a new event.
+const body = (id) =>
+  JSON.stringify({
+    event: "payment.success",
+    timestamp: "2026-03-01T08:15:00Z",
+    data: {
+      qris_history_id: id,
+      qris_id: "6f1c2a8e-1d7b-4a51-9a3e-0c1f5e2b7d90",
+      amount: 100001,
+      original_amount: 100000,
+      status: "paid",
+      paid_at: "2026-03-01T08:14:58Z",
+      payment_method: "qris",
+      payment_provider: "dana",
+      created_at: "2026-03-01T08:00:00Z",
+    },
+  });
+
+const routes = [
+  { name: "bare", path: "/bare", unique: true },
+  { name: "handrolled", path: `/handrolled?token=${TOKEN}`, unique: true },
+  { name: "webhook", path: `/webhooks/qris?token=${TOKEN}`, unique: true },
+  { name: "webhook-duplicate", path: `/webhooks/qris?token=${TOKEN}`, unique: false },
+];
+const frameworks = ["express", "hono", "nestjs"];
+
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(framework) {
+  const port = await freePort();
+  const child = fork(fileURLToPath(new URL("./servers.mjs", import.meta.url)), [framework, String(port)], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${framework} server did not start`)), 20_000);
+    child.once("message", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`${framework} server exited with ${code}`)));
+  });
+  const cpu = () =>
+    new Promise((resolve) => {
+      child.once("message", (usage) => resolve(usage.user + usage.system));
+      child.send("cpu");
+    });
+  return { framework, port, child, cpu };
+}
+
+async function measure(server, route) {
+  const before = await server.cpu();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${server.port}${route.path}`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: body(route.unique ? "[<id>]" : "always-the-same-event"),
+    idReplacement: route.unique,
+    connections,
+    duration: seconds,
+  });
+  const after = await server.cpu();
+  const ok = result["2xx"];
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${server.framework} ${route.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return { rps: ok / seconds, cpuMicrosPerRequest: (after - before) / ok };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+const servers = [];
+try {
+  for (const framework of frameworks) servers.push(await startServer(framework));
+  const samples = {};
+  for (let round = 1; round <= rounds; round++) {
+    for (const server of servers) {
+      for (const route of routes) {
+        const sample = await measure(server, route);
+        (samples[`${server.framework}/${route.name}`] ??= []).push(sample);
+        console.log(
+          `round ${round} ${server.framework.padEnd(7)} ${route.name.padEnd(17)} ${sample.rps.toFixed(0).padStart(6)} req/s ` +
+            `${sample.cpuMicrosPerRequest.toFixed(1).padStart(6)} µs CPU/req`,
+        );
+      }
+    }
+  }
+  const stat = (framework, route, key) => median(samples[`${framework}/${route}`].map((s) => s[key]));
+  const lines = [
+    "## Adapters: webhook route vs the same framework's bare JSON route and a hand-rolled equivalent",
+    "",
+    `Written by \`node bench/adapters/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ` +
+      `${cpus().length} cores, autocannon on 127.0.0.1, ${connections} connections, ${rounds} interleaved rounds × ` +
+      `${seconds} s per route, servers in child processes. Medians over rounds. Every webhook request carries a new ` +
+      "event id (the duplicate row repeats one id). CPU is the server process's user+system time per 2xx response.",
+    "",
+    "| Framework | Route | req/s | CPU µs/req | req/s vs hand-rolled | CPU vs hand-rolled | req/s vs bare |",
+    "|---|---|---:|---:|---:|---:|---:|",
+  ];
+  const verdicts = [];
+  for (const framework of frameworks) {
+    const handRps = stat(framework, "handrolled", "rps");
+    const handCpu = stat(framework, "handrolled", "cpuMicrosPerRequest");
+    const bareRps = stat(framework, "bare", "rps");
+    for (const route of routes) {
+      const rps = stat(framework, route.name, "rps");
+      const cpu = stat(framework, route.name, "cpuMicrosPerRequest");
+      lines.push(
+        `| ${framework} | ${route.name} | ${rps.toFixed(0)} | ${cpu.toFixed(1)} | ${(rps / handRps).toFixed(2)}× | ` +
+          `${(cpu / handCpu).toFixed(2)}× | ${(rps / bareRps).toFixed(2)}× |`,
+      );
+    }
+    const ratio = stat(framework, "webhook", "rps") / handRps;
+    verdicts.push(`- ${framework}: webhook/hand-rolled = ${ratio.toFixed(2)}× (goal ≥ 0.95×: ${ratio >= 0.95 ? "met" : "NOT met"})`);
+  }
+  lines.push("", ...verdicts, "");
+  await writeFile(args.out, lines.join("\n"));
+  console.log(lines.join("\n"));
+} finally {
+  for (const server of servers) server.child.kill("SIGTERM");
+}

@@ -1,0 +1,99 @@
+// One benchmark server per framework, each with three POST routes on the same app:
+//   /bare                 the framework's plain JSON route
+//   /handrolled?token=…   the hand-rolled equivalent (handrolled.mjs)
+//   /webhooks/qris?token=… the kirimbayar adapter (memory store, token verification)
+import "reflect-metadata";
+import { MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { TOKEN, createHandRolled } from "./handrolled.mjs";
+
+const webhookOptions = () => ({
+  qris: {
+    verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+    idempotency: { store: new MemoryIdempotencyStore() },
+  },
+});
+const processed = async () => {};
+
+async function express(port) {
+  const { default: express } = await import("express");
+  const { createWebhookRouter } = await import("@kirimbayar/express");
+  const app = express();
+  const handRolled = createHandRolled();
+  const router = createWebhookRouter(webhookOptions());
+  router.receivers.qris.on("payment.success", processed);
+  app.use("/webhooks", router);
+  app.post("/bare", express.json(), (req, res) => res.json({ ok: true, id: req.body.data?.qris_history_id }));
+  app.post("/handrolled", express.raw({ type: "application/json", limit: "64kb" }), (req, res) => {
+    const [status, body] = handRolled(req.query.token, req.body);
+    res.status(status).json(body);
+  });
+  return new Promise((resolve) => app.listen(port, "127.0.0.1", resolve));
+}
+
+async function hono(port) {
+  const { Hono } = await import("hono");
+  const { serve } = await import("@hono/node-server");
+  const { createWebhookApp } = await import("@kirimbayar/hono");
+  const handRolled = createHandRolled();
+  const webhooks = createWebhookApp(webhookOptions());
+  webhooks.receivers.qris.on("payment.success", processed);
+  const app = new Hono()
+    .route("/webhooks", webhooks)
+    .post("/bare", async (c) => c.json({ ok: true, id: (await c.req.json()).data?.qris_history_id }))
+    .post("/handrolled", async (c) => {
+      const [status, body] = handRolled(c.req.query("token"), await c.req.text());
+      return c.json(body, status);
+    });
+  return new Promise((resolve) => serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, resolve));
+}
+
+async function nestjs(port) {
+  const { Body, Controller, Injectable, Module, Post, Query, Req, Res } = await import("@nestjs/common");
+  const { NestFactory } = await import("@nestjs/core");
+  const { KirimbayarModule, OnQrisEvent } = await import("@kirimbayar/nestjs");
+  const handRolled = createHandRolled();
+
+  // Decorators applied as functions: this file is plain JavaScript.
+  class BenchController {
+    bare(body) {
+      return { ok: true, id: body.data?.qris_history_id };
+    }
+    handrolled(req, token, res) {
+      const [status, body] = handRolled(token, req.rawBody);
+      res.status(status).json(body);
+    }
+  }
+  const method = (name) => [BenchController.prototype, name, Object.getOwnPropertyDescriptor(BenchController.prototype, name)];
+  Post("bare")(...method("bare"));
+  Body()(BenchController.prototype, "bare", 0);
+  Post("handrolled")(...method("handrolled"));
+  Req()(BenchController.prototype, "handrolled", 0);
+  Query("token")(BenchController.prototype, "handrolled", 1);
+  Res()(BenchController.prototype, "handrolled", 2);
+  Controller()(BenchController);
+
+  class PaymentHandlers {
+    paid() {}
+  }
+  OnQrisEvent("payment.success")(PaymentHandlers.prototype, "paid", Object.getOwnPropertyDescriptor(PaymentHandlers.prototype, "paid"));
+  Injectable()(PaymentHandlers);
+
+  class BenchModule {}
+  Module({
+    imports: [KirimbayarModule.forRoot({ webhooks: webhookOptions() })],
+    controllers: [BenchController],
+    providers: [PaymentHandlers],
+  })(BenchModule);
+
+  const app = await NestFactory.create(BenchModule, { rawBody: true, logger: false });
+  await app.listen(port, "127.0.0.1");
+}
+
+const servers = { express, hono, nestjs };
+const [framework, port] = process.argv.slice(2);
+await servers[framework](Number(port));
+// The parent reads this process's CPU time around each run.
+process.on("message", (message) => {
+  if (message === "cpu") process.send(process.cpuUsage());
+});
+process.send("ready");

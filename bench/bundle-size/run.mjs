@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Size of `@kirimbayar/core/webhooks` as an edge-runtime user ships it: bundled from core's built ESM entry for the
+// browser/worker conditions (so `#crypto` picks the Web Crypto provider), minified, then gzipped at level 9.
+// Goal: at most 10 KB without zod (zod is a peer dependency the app already has). The size with zod bundled in is
+// shown for context only. Writes bench/results/bundle-size.md.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const GOAL_BYTES = 10 * 1024;
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+const repoRoot = dirname(benchDir);
+const entry = join(repoRoot, "packages/core/dist/webhooks.js");
+
+// rolldown is the bundler tsdown (a root dev dependency) is built on; load that exact copy rather than adding a
+// second bundler to the workspace.
+const requireFromTsdown = createRequire(createRequire(import.meta.url).resolve("tsdown"));
+const { rolldown } = await import(pathToFileURL(requireFromTsdown.resolve("rolldown")).href);
+
+/** Bundles the webhooks entry into one minified ESM file and returns its raw and gzipped sizes in bytes. */
+async function measure({ bundleZod }) {
+  const outDir = mkdtempSync(join(tmpdir(), "kirimbayar-bundle-"));
+  try {
+    const bundle = await rolldown({
+      input: entry,
+      platform: "browser",
+      resolve: { conditionNames: ["worker", "browser", "import", "default"] },
+      external: bundleZod ? [] : [/^zod(\/|$)/],
+      logLevel: "silent",
+    });
+    const { output } = await bundle.write({ dir: outDir, format: "esm", minify: true, codeSplitting: false });
+    await bundle.close();
+    const code = output.map((chunk) => (chunk.type === "chunk" ? chunk.code : "")).join("");
+    const bytes = Buffer.byteLength(code);
+    return { bytes, gzip: gzipSync(code, { level: 9 }).length, nodeImports: /\bnode:/.test(code) };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
+const withoutZod = await measure({ bundleZod: false });
+const withZod = await measure({ bundleZod: true });
+const pass = withoutZod.gzip <= GOAL_BYTES && !withoutZod.nodeImports;
+
+const coreVersion = JSON.parse(readFileSync(join(repoRoot, "packages/core/package.json"), "utf8")).version;
+const fragment = `## Bundle size of \`@kirimbayar/core/webhooks\`
+
+Built ESM entry of \`@kirimbayar/core@${coreVersion}\` bundled with rolldown for the browser/worker conditions (Web
+Crypto provider), minified, gzip level 9.
+
+| Bundle | Minified | Minified + gzip | \`node:\` imports |
+| --- | ---: | ---: | --- |
+| without zod (peer dependency, external) | ${kb(withoutZod.bytes)} | **${kb(withoutZod.gzip)}** | ${withoutZod.nodeImports ? "yes" : "none"} |
+| with zod bundled in (context only) | ${kb(withZod.bytes)} | ${kb(withZod.gzip)} | ${withZod.nodeImports ? "yes" : "none"} |
+
+Goal: at most 10 KB minified + gzipped without zod, and no \`node:\` import: **${pass ? "met" : "NOT met"}**.
+
+<!-- goal: core webhooks entry, min+gzip without zod | ${kb(withoutZod.gzip)} | <= 10 KB | ${pass ? "pass" : "fail"} -->
+`;
+
+mkdirSync(join(benchDir, "results"), { recursive: true });
+writeFileSync(join(benchDir, "results/bundle-size.md"), fragment);
+console.log(fragment);

@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// The order-status webhook route with the Redis idempotency store versus the same route with the in-memory store:
+// Express 5 + @kirimbayar/express, token verification, a unique event per request (so every request claims and
+// completes a key: two Redis round trips), autocannon with 50 connections on loopback. Memory and Redis rounds
+// alternate so drift hits both alike; medians are compared. Goal: Redis at least 0.70x memory.
+// Starts its own redis-server (--save '' --appendonly no) on a free loopback port and stops it at the end.
+// Writes bench/results/redis-vs-memory.md.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+
+const GOAL = 0.7;
+const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+const DURATION_S = quick ? 2 : 6;
+const ROUNDS = quick ? 1 : 3;
+const CONNECTIONS = 50;
+const TOKEN = "bench-webhook-token-0123456789abcdef";
+const here = dirname(fileURLToPath(import.meta.url));
+const benchDir = dirname(here);
+const children = new Set();
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
+function startProcess(command, args, ready, timeoutMs = 10_000) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs} ms`)), timeoutMs);
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code} before it was ready`));
+    });
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
+  });
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"],
+    { stdio: "ignore" },
+  );
+  children.add(child);
+  const client = new Redis({ host: "127.0.0.1", port, lazyConnect: true, retryStrategy: () => null });
+  client.on("error", () => {}); // refused connections are expected until the server is up
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      await client.connect();
+      await client.ping();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${error.message}`);
+      client.disconnect();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  client.disconnect();
+  return { port, child };
+}
+
+/** One autocannon run against a fresh server with the given store. */
+async function measure(store, redisPort, round) {
+  const args = [join(here, "server.mjs"), store, ...(store === "redis" ? [String(redisPort)] : [])];
+  const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
+  let sequence = 0;
+  try {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${match[1]}`,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [
+        {
+          method: "POST",
+          path: `/webhooks/orders?token=${TOKEN}`,
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => {
+            sequence += 1;
+            // A new event each time: the store claims and completes a fresh key on every request.
+            request.body = JSON.stringify({ order_no: `ORD-${store}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" });
+            return request;
+          },
+        },
+      ],
+    });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      total: result.requests.total,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+let redis;
+try {
+  redis = await startRedis();
+  await measure("memory", redis.port, "warmup"); // JIT and loopback warm-up, not reported
+  const runs = { memory: [], redis: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const store of ["memory", "redis"]) {
+      const run = await measure(store, redis.port, round);
+      console.log(`round ${round} ${store}: ${Math.round(run.rps)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      if (run.non2xx > 0 || run.errors > 0) throw new Error(`${store}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+      runs[store].push(run);
+    }
+  }
+  const summary = (store) => ({
+    rps: median(runs[store].map((r) => r.rps)),
+    p50: median(runs[store].map((r) => r.p50)),
+    p99: median(runs[store].map((r) => r.p99)),
+    total: runs[store].reduce((sum, r) => sum + r.total, 0),
+  });
+  const memory = summary("memory");
+  const withRedis = summary("redis");
+  const ratio = withRedis.rps / memory.rps;
+  const pass = ratio >= GOAL;
+  const fragment = `## Redis idempotency store vs memory store
+
+Order-status webhook route on Express 5 with \`@kirimbayar/express\`, token verification, a new event on every request
+(each claims and completes a fresh key), autocannon ${CONNECTIONS} connections, ${ROUNDS} alternating round(s) of ${DURATION_S} s
+per store, medians. Redis 7 on loopback (\`RedisIdempotencyStore\` over ioredis), started by the benchmark.
+
+| Store | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
+| --- | ---: | ---: | ---: | ---: |
+| memory (\`MemoryIdempotencyStore\`) | ${Math.round(memory.rps)} | ${memory.p50} ms | ${memory.p99} ms | ${memory.total} |
+| Redis (\`RedisIdempotencyStore\`) | ${Math.round(withRedis.rps)} | ${withRedis.p50} ms | ${withRedis.p99} ms | ${withRedis.total} |
+
+Redis / memory: **${ratio.toFixed(2)}x** (goal at least ${GOAL.toFixed(2)}x): **${pass ? "met" : "NOT met"}**.
+
+<!-- goal: Redis-store route vs memory-store route (req/s) | ${ratio.toFixed(2)}x | >= ${GOAL.toFixed(2)}x | ${pass ? "pass" : "fail"} -->
+`;
+  mkdirSync(join(benchDir, "results"), { recursive: true });
+  writeFileSync(join(benchDir, "results/redis-vs-memory.md"), fragment);
+  console.log(fragment);
+} finally {
+  await Promise.all([...children].map(stop));
+}

@@ -1,0 +1,68 @@
+import { createWebhookRouter } from "@kirimbayar/express";
+import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
+
+/** Wraps an async route so a rejection reaches the error handler (Express 5 does this too; this keeps it explicit). */
+const route =
+  (handler: (req: express.Request) => Promise<{ status?: number; body: unknown }>): RequestHandler =>
+  (req, res, next) => {
+    handler(req).then(({ status = 200, body }) => res.status(status).json(body), next);
+  };
+
+/** Answers a {@link ShopError} (or a kirimbayar client error) with its status; anything else is a 500. */
+const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
+  if (error instanceof SyntaxError && "body" in error) {
+    res.status(400).json(new ShopError("invalid_request", "The body is not valid JSON").toJSON());
+    return;
+  }
+  let shopError: ShopError;
+  try {
+    shopError = toShopError(error);
+  } catch {
+    console.error(error);
+    res.status(500).json({ error: { code: "internal_error", message: "Something went wrong" } });
+    return;
+  }
+  res.status(shopErrorStatus(shopError)).json(shopError.toJSON());
+};
+
+/**
+ * The shop as an Express 5 app. The webhook router is mounted before `express.json()`: it reads the raw body the
+ * signatures are computed over, and the JSON parser would otherwise consume it first.
+ *
+ * @example
+ * const app = createApp(await createShopRuntime(config, { publicBaseUrl: () => "https://shop.example" }));
+ * app.listen(3000);
+ */
+export function createApp(runtime: ShopRuntime): Express {
+  const { shop } = runtime;
+  const app = express();
+  app.disable("x-powered-by");
+
+  app.use("/webhooks", createWebhookRouter(runtime.receivers));
+  app.use(express.json({ limit: "100kb" }));
+
+  app.get(
+    "/shipping/destinations",
+    route(async (req) => ({ body: { data: await shop.searchDestinations(req.query) } })),
+  );
+  app.post(
+    "/shipping/quote",
+    route(async (req) => ({ body: { data: await shop.quote(req.body) } })),
+  );
+  app.post(
+    "/orders",
+    route(async (req) => ({ status: 201, body: { data: await shop.createOrder(req.body) } })),
+  );
+  app.post(
+    "/orders/:id/pay-by-va",
+    route(async (req) => ({ status: 201, body: { data: await shop.payByVa(String(req.params.id), req.body) } })),
+  );
+  app.get(
+    "/orders/:id",
+    route(async (req) => ({ body: { data: await shop.getOrder(String(req.params.id)) } })),
+  );
+
+  app.use(errorHandler);
+  return app;
+}

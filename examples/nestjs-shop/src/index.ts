@@ -1,0 +1,3 @@
+// The NestJS example shop, importable by its tests and by the demo.
+export { ShopModule, type ShopModuleOptions } from "./shop.module.js";
+export { type RunningShop, type StartShopOptions, startShop } from "./server.js";

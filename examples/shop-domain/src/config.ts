@@ -1,0 +1,145 @@
+import { z } from "zod";
+
+const url = (name: string) =>
+  z.url({ protocol: /^https?$/, error: `${name} must be an http(s) URL, e.g. https://api.example.co.id` });
+
+const integerFrom = (name: string) =>
+  z.coerce.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`);
+
+const secret = (name: string, minLength: number) =>
+  z
+    .string({ error: `${name} is required` })
+    .min(minLength, `${name} must be at least ${minLength} characters long`)
+    .refine((value) => value.trim() === value, `${name} has leading or trailing whitespace (a copy-paste accident?)`);
+
+/**
+ * The environment variables the example shops read, validated at start. Secrets are only ever checked for shape:
+ * no error message repeats a value.
+ */
+export const shopEnvSchema = z.object({
+  PORT: integerFrom("PORT").min(0).max(65_535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  /** Where the payment services reach this shop (callback and webhook URLs are built on it). */
+  PUBLIC_BASE_URL: url("PUBLIC_BASE_URL").optional(),
+  KIRIMBAYAR_PAYMENT_API_KEY: secret("KIRIMBAYAR_PAYMENT_API_KEY", 1),
+  KIRIMBAYAR_PAYMENT_BASE_URL: url("KIRIMBAYAR_PAYMENT_BASE_URL"),
+  /** The QR payment service, when its key or address differ from the payment gateway's. */
+  KIRIMBAYAR_QRIS_API_KEY: secret("KIRIMBAYAR_QRIS_API_KEY", 1).optional(),
+  KIRIMBAYAR_QRIS_BASE_URL: url("KIRIMBAYAR_QRIS_BASE_URL").optional(),
+  /** The QR configuration (`qris_id`) generated codes are issued from. */
+  KIRIMBAYAR_QRIS_ID: integerFrom("KIRIMBAYAR_QRIS_ID").positive("KIRIMBAYAR_QRIS_ID must be positive"),
+  /** Key given to the payment gateway with `callback_url`; its callbacks are signed with it. */
+  KIRIMBAYAR_CALLBACK_API_KEY: secret("KIRIMBAYAR_CALLBACK_API_KEY", 16),
+  KIRIMBAYAR_SHIPPING_API_KEY: secret("KIRIMBAYAR_SHIPPING_API_KEY", 1),
+  KIRIMBAYAR_SHIPPING_BASE_URL: url("KIRIMBAYAR_SHIPPING_BASE_URL"),
+  /** Base URL of the order service (`.../order/api/v1`); when set, the shop registers its order webhook at start. */
+  KIRIMBAYAR_ORDERS_BASE_URL: url("KIRIMBAYAR_ORDERS_BASE_URL").optional(),
+  KIRIMBAYAR_ORDERS_API_KEY: secret("KIRIMBAYAR_ORDERS_API_KEY", 1).optional(),
+  /** Token the QRIS and order webhook URLs carry (`?token=`), since those deliveries are not signed. */
+  KIRIMBAYAR_WEBHOOK_SECRET: secret("KIRIMBAYAR_WEBHOOK_SECRET", 16),
+  /** Destination id of the warehouse the parcels leave from. */
+  SHOP_ORIGIN_ID: integerFrom("SHOP_ORIGIN_ID").positive("SHOP_ORIGIN_ID must be positive"),
+  /** Couriers quoted when a request names none, joined with `:`. */
+  SHOP_COURIERS: z
+    .string()
+    .regex(/^[a-z0-9&]+(:[a-z0-9&]+)*$/i, "SHOP_COURIERS must look like jne:sicepat:pos")
+    .default("jne:sicepat:pos:tiki"),
+  /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" })
+    .optional(),
+});
+
+/** The shop's configuration, parsed from the environment. */
+export interface ShopConfig {
+  port: number;
+  host: string;
+  /** Set by `PUBLIC_BASE_URL`; otherwise the address the server ends up listening on is used. */
+  publicBaseUrl: string | undefined;
+  payment: { apiKey: string; baseUrl: string; callbackApiKey: string };
+  qris: { apiKey: string; baseUrl: string; qrisId: number };
+  shipping: { apiKey: string; baseUrl: string; originId: number; couriers: string[] };
+  orders: { apiKey: string; baseUrl: string } | undefined;
+  webhookSecret: string;
+  redisUrl: string | undefined;
+}
+
+/**
+ * Thrown at start when the environment is incomplete or malformed. Lists every problem at once, by variable name,
+ * and never repeats a value (some are secrets).
+ *
+ * @example
+ * try { loadShopConfig(process.env) } catch (e) { if (e instanceof ShopConfigError) { console.error(e.message); process.exit(1) } }
+ */
+export class ShopConfigError extends Error {
+  /** One entry per problem: the variable and what is wrong with it. */
+  readonly problems: { variable: string; message: string }[];
+
+  constructor(problems: { variable: string; message: string }[]) {
+    super(
+      `The shop cannot start: ${problems.length} environment variable problem(s):\n${problems
+        .map((p) => `  - ${p.variable}: ${p.message}`)
+        .join("\n")}`,
+    );
+    this.name = "ShopConfigError";
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads and validates the shop's configuration from environment variables.
+ *
+ * @throws {ShopConfigError} listing every missing or malformed variable.
+ * @example
+ * const config = loadShopConfig(process.env);
+ * console.log(`listening on ${config.port}`);
+ */
+export function loadShopConfig(env: Record<string, string | undefined>): ShopConfig {
+  // Empty strings (`FOO=` in a .env file) mean "not set", so optional variables stay optional.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
+  const parsed = shopEnvSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ShopConfigError(
+      parsed.error.issues.map((issue) => {
+        const variable = String(issue.path[0] ?? "(environment)");
+        return { variable, message: variable in present ? issue.message : "is required" };
+      }),
+    );
+  }
+  const e = parsed.data;
+  if ((e.KIRIMBAYAR_ORDERS_BASE_URL === undefined) !== (e.KIRIMBAYAR_ORDERS_API_KEY === undefined)) {
+    throw new ShopConfigError([
+      {
+        variable: e.KIRIMBAYAR_ORDERS_BASE_URL === undefined ? "KIRIMBAYAR_ORDERS_BASE_URL" : "KIRIMBAYAR_ORDERS_API_KEY",
+        message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
+      },
+    ]);
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, ""),
+    payment: {
+      apiKey: e.KIRIMBAYAR_PAYMENT_API_KEY,
+      baseUrl: e.KIRIMBAYAR_PAYMENT_BASE_URL,
+      callbackApiKey: e.KIRIMBAYAR_CALLBACK_API_KEY,
+    },
+    qris: {
+      apiKey: e.KIRIMBAYAR_QRIS_API_KEY ?? e.KIRIMBAYAR_PAYMENT_API_KEY,
+      baseUrl: e.KIRIMBAYAR_QRIS_BASE_URL ?? e.KIRIMBAYAR_PAYMENT_BASE_URL,
+      qrisId: e.KIRIMBAYAR_QRIS_ID,
+    },
+    shipping: {
+      apiKey: e.KIRIMBAYAR_SHIPPING_API_KEY,
+      baseUrl: e.KIRIMBAYAR_SHIPPING_BASE_URL,
+      originId: e.SHOP_ORIGIN_ID,
+      couriers: e.SHOP_COURIERS.toLowerCase().split(":"),
+    },
+    orders:
+      e.KIRIMBAYAR_ORDERS_BASE_URL !== undefined && e.KIRIMBAYAR_ORDERS_API_KEY !== undefined
+        ? { apiKey: e.KIRIMBAYAR_ORDERS_API_KEY, baseUrl: e.KIRIMBAYAR_ORDERS_BASE_URL }
+        : undefined,
+    webhookSecret: e.KIRIMBAYAR_WEBHOOK_SECRET,
+    redisUrl: e.REDIS_URL,
+  };
+}

@@ -1,0 +1,38 @@
+import { type IdempotencyStore, MemoryIdempotencyStore, RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { Redis } from "ioredis";
+
+/** An idempotency store and how to release it. */
+export interface ShopIdempotency {
+  store: IdempotencyStore;
+  /** Which store it is, for the startup log. */
+  kind: "redis" | "memory";
+  close(): Promise<void>;
+}
+
+/**
+ * The store that makes every webhook run once: Redis when `REDIS_URL` is set (shared by every instance of the shop),
+ * otherwise process memory (enough for one instance).
+ *
+ * @example
+ * const { store, close } = await createIdempotencyStore(process.env.REDIS_URL);
+ */
+export async function createIdempotencyStore(redisUrl: string | undefined): Promise<ShopIdempotency> {
+  if (redisUrl === undefined) {
+    return { store: new MemoryIdempotencyStore(), kind: "memory", close: async () => {} };
+  }
+  // Fail fast while disconnected: the receiver then answers 503 and the provider retries later, instead of a
+  // queued claim landing after the reconnect.
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
+  client.on("error", () => {
+    // Connection errors surface as 503s on the webhook routes; ioredis reconnects by itself.
+  });
+  // Without an offline queue nothing can be sent before the connection is up, so connect before serving.
+  await client.connect();
+  return {
+    store: new RedisIdempotencyStore({ client }),
+    kind: "redis",
+    close: async () => {
+      await client.quit().catch(() => client.disconnect());
+    },
+  };
+}

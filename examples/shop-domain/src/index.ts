@@ -1,0 +1,40 @@
+// The example shop's framework-neutral logic, shared by the Express, Hono and NestJS example shops.
+export { loadShopConfig, type ShopConfig, ShopConfigError, shopEnvSchema } from "./config.js";
+export { ShopError, type ShopErrorCode, shopErrorStatus, toShopError } from "./errors.js";
+export { logEvent, rupiah } from "./event-log.js";
+export { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
+export type {
+  ChosenShipping,
+  Customer,
+  Order,
+  OrderEvent,
+  OrderItem,
+  OrderStatus,
+  PaymentState,
+  QrisPayment,
+  VaPayment,
+} from "./order.js";
+export { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
+export { checkedQrisString, qrImageDataUrl, qrTerminalText } from "./qr.js";
+export {
+  createShopReceivers,
+  type ShopReceivers,
+  type ShopWebhookSecrets,
+  shopVerifiers,
+  webhookUrls,
+} from "./receivers.js";
+export {
+  type CreateOrderRequest,
+  createOrderRequestSchema,
+  type DestinationSearchRequest,
+  destinationSearchRequestSchema,
+  type PayByVaRequest,
+  parseRequest,
+  payByVaRequestSchema,
+  type QuoteRequest,
+  quoteRequestSchema,
+} from "./requests.js";
+export { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
+export { type CostOption, type QuoteOption, rankCostOptions } from "./shipping-quote.js";
+export { type CreatedOrder, type DestinationView, Shop, type ShopClients, type ShopOptions } from "./shop.js";
+export { ShopWebhookHandlers, type UnmatchedWebhook } from "./webhook-handlers.js";

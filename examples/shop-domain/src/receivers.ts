@@ -1,0 +1,79 @@
+import {
+  callbackKeyVerifier,
+  createWebhookReceiver,
+  type IdempotencyStore,
+  tokenVerifier,
+  type WebhookReceiver,
+} from "@kirimbayar/core/webhooks";
+import type { ShopWebhookHandlers } from "./webhook-handlers.js";
+
+/** The secrets the shop's webhook routes are verified with. */
+export interface ShopWebhookSecrets {
+  /** Token in the registered QRIS and order webhook URLs (`?token=`): those deliveries are not signed. */
+  webhookSecret: string;
+  /** The `callback_api_key` payment callbacks are signed with (HMAC-SHA256 of the raw body). */
+  callbackApiKey: string;
+}
+
+/** The shop's three webhook receivers. */
+export interface ShopReceivers {
+  qris: WebhookReceiver<"qris">;
+  payment: WebhookReceiver<"payment">;
+  orders: WebhookReceiver<"orders">;
+}
+
+/**
+ * How each webhook source is verified: a URL token for the QRIS and order services (they sign nothing), the
+ * callback key's HMAC for the payment gateway. Shared by every framework so they all accept exactly the same.
+ *
+ * @example
+ * createWebhookReceiver({ source: "qris", verify: shopVerifiers(config).qris });
+ */
+export function shopVerifiers(secrets: ShopWebhookSecrets) {
+  return {
+    qris: [tokenVerifier({ secrets: [secrets.webhookSecret], in: "query", name: "token" })],
+    payment: [callbackKeyVerifier({ secrets: [secrets.callbackApiKey] })],
+    orders: [tokenVerifier({ secrets: [secrets.webhookSecret], in: "query", name: "token" })],
+  };
+}
+
+/**
+ * Builds the three receivers with the shop's verification and one idempotency store, and connects them to the
+ * shop's handlers. The Express and Hono shops mount these; the NestJS shop declares the same with decorators.
+ *
+ * @example
+ * const receivers = createShopReceivers(config, handlers, store);
+ * app.use("/webhooks", createWebhookRouter(receivers));
+ */
+export function createShopReceivers(
+  secrets: ShopWebhookSecrets,
+  handlers: ShopWebhookHandlers,
+  store: IdempotencyStore,
+): ShopReceivers {
+  const verify = shopVerifiers(secrets);
+  const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency: { store } });
+  qris.on("payment.success", (event) => handlers.qrisPaid(event));
+  qris.on("payment.expired", (event) => handlers.qrisExpired(event));
+
+  const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency: { store } });
+  payment.on("payment.callback", (callback) => handlers.paymentCallback(callback));
+
+  const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency: { store } });
+  orders.on("order.status", (change) => handlers.orderStatus(change));
+  return { qris, payment, orders };
+}
+
+/**
+ * The URLs to register with the providers for a shop served at `publicBaseUrl`.
+ *
+ * @example
+ * webhookUrls("https://shop.example", "s3cret...").qris; // "https://shop.example/webhooks/qris?token=s3cret..."
+ */
+export function webhookUrls(publicBaseUrl: string, webhookSecret: string): Record<"qris" | "payment" | "orders", string> {
+  const token = encodeURIComponent(webhookSecret);
+  return {
+    qris: `${publicBaseUrl}/webhooks/qris?token=${token}`,
+    payment: `${publicBaseUrl}/webhooks/payment`,
+    orders: `${publicBaseUrl}/webhooks/orders?token=${token}`,
+  };
+}

@@ -1,0 +1,92 @@
+import { OrderWebhookClient, PaymentGatewayClient, QrisClient, ShippingClient } from "@kirimbayar/core";
+import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { ShopConfig } from "./config.js";
+import { createIdempotencyStore } from "./idempotency.js";
+import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
+import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
+import { Shop, type ShopClients } from "./shop.js";
+import { ShopWebhookHandlers } from "./webhook-handlers.js";
+
+/** Options of {@link createShopRuntime}. */
+export interface ShopRuntimeOptions {
+  /** `fetch` the API clients use; tests pass the fake provider's in-process `fetch`. */
+  fetch?: typeof fetch;
+  now?: () => Date;
+  /** Where the payment services reach the shop, once known (after `listen` when the port is chosen by the OS). */
+  publicBaseUrl: () => string;
+}
+
+/** Everything a framework needs to serve the shop: the shop, its webhook handlers and receivers, and the clients. */
+export interface ShopRuntime {
+  config: ShopConfig;
+  shop: Shop;
+  handlers: ShopWebhookHandlers;
+  receivers: ShopReceivers;
+  orders: OrderRepository;
+  clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
+  store: IdempotencyStore;
+  /** `"redis"` when `REDIS_URL` is set, `"memory"` otherwise. */
+  storeKind: "redis" | "memory";
+  /** Registers the order webhook URL with the order service, when it is configured. */
+  registerOrderWebhook(): Promise<string | undefined>;
+  /** Releases what the runtime opened (the Redis connection). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the shop from its configuration: API clients, in-memory orders, the idempotency store (Redis when
+ * `REDIS_URL` is set), the webhook handlers and receivers. Framework-neutral: each example serves it its own way.
+ *
+ * @example
+ * const runtime = await createShopRuntime(loadShopConfig(process.env), { publicBaseUrl: () => "https://shop.example" });
+ * const { order } = await runtime.shop.createOrder(body);
+ */
+export async function createShopRuntime(config: ShopConfig, options: ShopRuntimeOptions): Promise<ShopRuntime> {
+  const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
+  const clients = {
+    shipping: new ShippingClient({ apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption }),
+    qris: new QrisClient({ apiKey: config.qris.apiKey, baseUrl: config.qris.baseUrl, ...fetchOption }),
+    payment: new PaymentGatewayClient({ apiKey: config.payment.apiKey, baseUrl: config.payment.baseUrl, ...fetchOption }),
+    orderWebhook:
+      config.orders === undefined
+        ? undefined
+        : new OrderWebhookClient({ apiKey: config.orders.apiKey, baseUrl: config.orders.baseUrl, ...fetchOption }),
+  };
+  const orders = new InMemoryOrderRepository();
+  const now = options.now ?? (() => new Date());
+  const shop = new Shop({
+    clients,
+    orders,
+    originId: config.shipping.originId,
+    couriers: config.shipping.couriers,
+    qrisId: config.qris.qrisId,
+    callbackApiKey: config.payment.callbackApiKey,
+    publicBaseUrl: options.publicBaseUrl,
+    now,
+  });
+  const handlers = new ShopWebhookHandlers(orders, now);
+  const idempotency = await createIdempotencyStore(config.redisUrl);
+  const receivers = createShopReceivers(
+    { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
+    handlers,
+    idempotency.store,
+  );
+
+  return {
+    config,
+    shop,
+    handlers,
+    receivers,
+    orders,
+    clients,
+    store: idempotency.store,
+    storeKind: idempotency.kind,
+    async registerOrderWebhook() {
+      if (clients.orderWebhook === undefined) return undefined;
+      const url = webhookUrls(options.publicBaseUrl(), config.webhookSecret).orders;
+      await clients.orderWebhook.registerWebhook({ url });
+      return url;
+    },
+    close: idempotency.close,
+  };
+}

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { loadShopConfig, ShopConfigError } from "../src/config.js";
+
+const validEnv = {
+  PORT: "4000",
+  KIRIMBAYAR_PAYMENT_API_KEY: "pay-key-secret-value",
+  KIRIMBAYAR_PAYMENT_BASE_URL: "https://payment.example.test",
+  KIRIMBAYAR_QRIS_ID: "7",
+  KIRIMBAYAR_CALLBACK_API_KEY: "callback-key-0123456789",
+  KIRIMBAYAR_SHIPPING_API_KEY: "ship-key-secret-value",
+  KIRIMBAYAR_SHIPPING_BASE_URL: "https://shipping.example.test",
+  KIRIMBAYAR_WEBHOOK_SECRET: "webhook-secret-0123456789",
+  SHOP_ORIGIN_ID: "501",
+};
+
+function problemsOf(env: Record<string, string | undefined>): ShopConfigError["problems"] {
+  try {
+    loadShopConfig(env);
+  } catch (error) {
+    if (error instanceof ShopConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected a ShopConfigError");
+}
+
+describe("loadShopConfig", () => {
+  it("reads a complete environment, with defaults for what is optional", () => {
+    const config = loadShopConfig(validEnv);
+    expect(config).toMatchObject({
+      port: 4000,
+      host: "127.0.0.1",
+      publicBaseUrl: undefined,
+      payment: { baseUrl: "https://payment.example.test" },
+      qris: { apiKey: "pay-key-secret-value", baseUrl: "https://payment.example.test", qrisId: 7 },
+      shipping: { originId: 501, couriers: ["jne", "sicepat", "pos", "tiki"] },
+      orders: undefined,
+      redisUrl: undefined,
+    });
+  });
+
+  it("lists every missing variable at once, by name", () => {
+    const problems = problemsOf({});
+    expect(problems.map((p) => p.variable).sort()).toEqual(
+      [
+        "KIRIMBAYAR_CALLBACK_API_KEY",
+        "KIRIMBAYAR_PAYMENT_API_KEY",
+        "KIRIMBAYAR_PAYMENT_BASE_URL",
+        "KIRIMBAYAR_QRIS_ID",
+        "KIRIMBAYAR_SHIPPING_API_KEY",
+        "KIRIMBAYAR_SHIPPING_BASE_URL",
+        "KIRIMBAYAR_WEBHOOK_SECRET",
+        "SHOP_ORIGIN_ID",
+      ].sort(),
+    );
+    expect(problems.every((p) => p.message === "is required")).toBe(true);
+  });
+
+  it("treats empty strings as unset and explains malformed values without repeating secrets", () => {
+    const env = {
+      ...validEnv,
+      PORT: "eighty",
+      KIRIMBAYAR_WEBHOOK_SECRET: "short-secret",
+      KIRIMBAYAR_PAYMENT_BASE_URL: "ftp://payment.example.test",
+      REDIS_URL: "http://localhost:6379",
+      KIRIMBAYAR_SHIPPING_API_KEY: "",
+    };
+    let message = "";
+    try {
+      loadShopConfig(env);
+    } catch (error) {
+      message = (error as Error).message;
+      expect(error).toBeInstanceOf(ShopConfigError);
+    }
+    expect(message).toContain("PORT: PORT must be a number");
+    expect(message).toContain("KIRIMBAYAR_WEBHOOK_SECRET: KIRIMBAYAR_WEBHOOK_SECRET must be at least 16 characters");
+    expect(message).toContain("KIRIMBAYAR_PAYMENT_BASE_URL: KIRIMBAYAR_PAYMENT_BASE_URL must be an http(s) URL");
+    expect(message).toContain("REDIS_URL: REDIS_URL must be a redis:// or rediss:// URL");
+    expect(message).toContain("KIRIMBAYAR_SHIPPING_API_KEY: is required");
+    expect(message).not.toContain("short-secret");
+    expect(message).not.toContain("pay-key-secret-value");
+  });
+
+  it("refuses a secret with surrounding whitespace", () => {
+    const problems = problemsOf({ ...validEnv, KIRIMBAYAR_CALLBACK_API_KEY: " callback-key-0123456789" });
+    expect(problems).toEqual([
+      {
+        variable: "KIRIMBAYAR_CALLBACK_API_KEY",
+        message: "KIRIMBAYAR_CALLBACK_API_KEY has leading or trailing whitespace (a copy-paste accident?)",
+      },
+    ]);
+  });
+
+  it("needs the order service's URL and key together", () => {
+    expect(problemsOf({ ...validEnv, KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1" })).toEqual([
+      {
+        variable: "KIRIMBAYAR_ORDERS_API_KEY",
+        message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
+      },
+    ]);
+    const config = loadShopConfig({
+      ...validEnv,
+      KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1",
+      KIRIMBAYAR_ORDERS_API_KEY: "orders-key",
+      PUBLIC_BASE_URL: "https://shop.example.test/",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      SHOP_COURIERS: "JNE:jnt",
+    });
+    expect(config.orders).toEqual({ apiKey: "orders-key", baseUrl: "https://orders.example.test/order/api/v1" });
+    expect(config.publicBaseUrl).toBe("https://shop.example.test");
+    expect(config.redisUrl).toBe("redis://127.0.0.1:6379");
+    expect(config.shipping.couriers).toEqual(["jne", "jnt"]);
+  });
+});

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { tryParseProviderTime } from "./time.js";
+
+/**
+ * An open enum for responses: the known literals, or any other string (a new provider value must not throw).
+ * The TS type is `Known | (string & {})`, so editors still suggest the known values.
+ *
+ * @example
+ * const status = openEnum(["PENDING", "PAID"]); status.parse("REFUNDED"); // "REFUNDED"
+ */
+export function openEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.union([z.enum(values), z.string()]) as unknown as z.ZodType<T[number] | (string & {})>;
+}
+
+/**
+ * A provider identifier: number or string (numeric strings, UUIDs, `KPAY-1/KM/2026`), kept as sent.
+ *
+ * @example
+ * providerIdSchema.parse(12); providerIdSchema.parse("f47ac10b-58cc-4372-a567-0e02b2c3d479");
+ */
+export const providerIdSchema = z.union([z.number(), z.string()]);
+
+/**
+ * A number that may arrive as a numeric string (`"10000"`): normalised to a number.
+ *
+ * @example
+ * lenientNumberSchema.parse("10000"); // 10000
+ */
+export const lenientNumberSchema = z.union([
+  z.number(),
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+(\.\d+)?$/)
+    .transform(Number),
+]);
+
+/**
+ * Parses a provider time string (see `tryParseProviderTime`) to a `Date`; `undefined` when absent or unreadable.
+ * Schemas keep the raw string in its wire field and add the parsed `Date` next to it.
+ *
+ * @example
+ * parsedTime("2026-05-01 10:15:00")?.toISOString(); // "2026-05-01T03:15:00.000Z"
+ */
+export const parsedTime = (raw: unknown): Date | undefined =>
+  typeof raw === "string" ? tryParseProviderTime(raw)?.date : undefined;
+
+/**
+ * A strict integer for requests. Unlike `z.number().int()`, a fractional value does not stop the other checks,
+ * so one `RequestValidationError` lists every problem (e.g. both "must be an integer" and "must be at least").
+ *
+ * @example
+ * integerSchema("must be an integer of rupiah").min(10_000).parse(150_000);
+ */
+export const integerSchema = (message = "must be an integer") => z.number().check(z.refine(Number.isInteger, message));

@@ -1,0 +1,150 @@
+import { IdempotencyStoreUnavailableError, type ClaimResult, type IdempotencyStore } from "./types.js";
+
+/** The part of an ioredis client the store uses (`call` sends any command). */
+export interface IoRedisLikeClient {
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
+}
+
+/** The part of a node-redis v4/v5 client the store uses (`sendCommand` takes the command as an array). */
+export interface NodeRedisLikeClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** Options of {@link RedisIdempotencyStore}. */
+export interface RedisIdempotencyStoreOptions {
+  /** An ioredis or node-redis (v4/v5) client you created and connected; the store never closes it. */
+  client: IoRedisLikeClient | NodeRedisLikeClient;
+  /** Prefix of every key; default `"kirimbayar:webhook:"`. */
+  keyPrefix?: string;
+  /**
+   * Time one Redis operation may take before the store gives up and the receiver answers 503 (default 1,000 ms).
+   * Bounds the wait when Redis is down and the client queues or retries commands.
+   */
+  operationTimeoutMs?: number;
+  /** Where the one-time advice about the client's offline queue goes; default `console`. */
+  logger?: { warn(message: string): void };
+}
+
+// Record key: "p:<owner>" while a lease is live, "done" once completed. A sibling key counts released (failed)
+// attempts. Both share a hash tag so they land on the same Redis Cluster slot.
+const CLAIM_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return {1, redis.call('GET', KEYS[2]) or '0'}
+end
+return {0, redis.call('GET', KEYS[1]) or ''}`;
+
+// Compare-and-set: only the claimant (or nobody, after its lease expired unclaimed) may mark the key completed.
+const COMPLETE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] or not current then
+  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+  redis.call('DEL', KEYS[2])
+  return 1
+end
+return 0`;
+
+// Compare-and-delete: only the claimant releases; the failed attempt is counted for `ctx.isRetry`.
+const RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('INCR', KEYS[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  return 1
+end
+return 0`;
+
+/**
+ * Idempotency store over Redis, shared by every process and instance that receives webhooks. Bring your own
+ * ioredis or node-redis client (no dependency is added). Claims are atomic (`SET NX PX` inside a script that also
+ * reads the current state in the same round trip); release and completion are compare-and-delete and
+ * compare-and-set scripts, so only the delivery holding the lease can finish it.
+ *
+ * Create the client so that it fails fast while disconnected: with ioredis `enableOfflineQueue: false`, with
+ * node-redis `disableOfflineQueue: true`. Otherwise a claim that timed out may still be applied after the
+ * reconnect and hold the event until its lease ends.
+ *
+ * @example
+ * import Redis from "ioredis";
+ * const store = new RedisIdempotencyStore({ client: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false }) });
+ */
+export class RedisIdempotencyStore implements IdempotencyStore {
+  readonly #send: (args: string[]) => Promise<unknown>;
+  readonly #prefix: string;
+  readonly #timeoutMs: number;
+
+  constructor(options: RedisIdempotencyStoreOptions) {
+    const client = options.client as Partial<IoRedisLikeClient & NodeRedisLikeClient> | undefined;
+    if (client !== undefined && typeof client.call === "function") {
+      const ioredis = client as IoRedisLikeClient;
+      this.#send = (args) => ioredis.call(args[0] as string, ...args.slice(1));
+    } else if (client !== undefined && typeof client.sendCommand === "function") {
+      const nodeRedis = client as NodeRedisLikeClient;
+      this.#send = (args) => nodeRedis.sendCommand(args);
+    } else {
+      throw new TypeError("RedisIdempotencyStore: client must be an ioredis or node-redis (v4/v5) client");
+    }
+    this.#prefix = options.keyPrefix ?? "kirimbayar:webhook:";
+    this.#timeoutMs = options.operationTimeoutMs ?? 1_000;
+    adviseOnOfflineQueue(options.client, options.logger ?? console);
+  }
+
+  async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+    const reply = await this.#eval(CLAIM_SCRIPT, key, `p:${owner}`, leaseMs);
+    if (!Array.isArray(reply)) throw unexpectedReply("claim");
+    const [claimed, detail] = reply as [unknown, unknown];
+    if (Number(claimed) === 1) return { state: "claimed", attempt: Number(detail ?? 0) + 1 };
+    return String(detail) === "done" ? { state: "completed" } : { state: "in_progress" };
+  }
+
+  async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return Number(await this.#eval(COMPLETE_SCRIPT, key, `p:${owner}`, retentionMs)) === 1;
+  }
+
+  async release(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return Number(await this.#eval(RELEASE_SCRIPT, key, `p:${owner}`, retentionMs)) === 1;
+  }
+
+  #eval(script: string, key: string, value: string, ttlMs: number): Promise<unknown> {
+    const recordKey = `${this.#prefix}{${key}}`;
+    const args = ["EVAL", script, "2", recordKey, `${recordKey}:attempts`, value, String(Math.max(1, Math.ceil(ttlMs)))];
+    return withTimeout(this.#send(args), this.#timeoutMs);
+  }
+}
+
+function withTimeout<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new IdempotencyStoreUnavailableError(`Redis did not answer within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    operation.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(new IdempotencyStoreUnavailableError("Redis command failed", { cause: error }));
+      },
+    );
+  });
+}
+
+function unexpectedReply(operation: string): IdempotencyStoreUnavailableError {
+  return new IdempotencyStoreUnavailableError(`Redis answered the ${operation} script with an unexpected reply`);
+}
+
+// ioredis keeps `options.enableOfflineQueue` (default true); node-redis keeps `options.disableOfflineQueue`.
+function adviseOnOfflineQueue(client: unknown, logger: { warn(message: string): void }): void {
+  const options = (client as { options?: { enableOfflineQueue?: boolean; disableOfflineQueue?: boolean } }).options;
+  if (options === undefined) return;
+  const queues =
+    "call" in (client as object) ? options.enableOfflineQueue !== false : options.disableOfflineQueue !== true;
+  if (queues) {
+    logger.warn(
+      "RedisIdempotencyStore: the Redis client queues commands while disconnected; a claim that timed out may be " +
+        "applied after the reconnect and hold its event until the lease ends. Create the client with " +
+        "enableOfflineQueue: false (ioredis) or disableOfflineQueue: true (node-redis).",
+    );
+  }
+}

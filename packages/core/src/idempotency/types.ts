@@ -1,0 +1,49 @@
+import { KirimbayarError } from "../errors/base.js";
+
+/** A value or a promise of it: the memory store answers synchronously, Redis asynchronously. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Result of {@link IdempotencyStore.claim}.
+ * - `claimed`: this delivery owns the key until the lease ends; `attempt` (1-based) counts earlier released
+ *   attempts where the store tracks them.
+ * - `in_progress`: another delivery holds a live lease (answered 409 so the provider retries later).
+ * - `completed`: the event was processed before (answered 200 without running the handler).
+ */
+export type ClaimResult =
+  | { readonly state: "claimed"; readonly attempt?: number }
+  | { readonly state: "in_progress" }
+  | { readonly state: "completed" };
+
+/**
+ * The atomic storage behind exactly-once webhook processing. The receiver drives it as a state machine:
+ * `claim` (set-if-absent with a lease) → run the handler → `complete` (kept for the retention time), or
+ * `release` when the handler failed so the provider's retry can claim it again. An expired lease can be claimed
+ * again. `owner` is a random token per delivery so that only the claimant can complete or release.
+ *
+ * Implement it over any store with an atomic set-if-absent; throw (or reject) when the store is unreachable, and
+ * the receiver answers 503 without running the handler.
+ *
+ * @example
+ * const store: IdempotencyStore = new MemoryIdempotencyStore({ maxEntries: 50_000 });
+ */
+export interface IdempotencyStore {
+  claim(key: string, owner: string, leaseMs: number): MaybePromise<ClaimResult>;
+  /** Marks the key completed if `owner` still holds it (or nobody does); returns whether it did. */
+  complete(key: string, owner: string, retentionMs: number): MaybePromise<boolean>;
+  /** Deletes `owner`'s claim so a retry can run, counting the failed attempt; returns whether it did. */
+  release(key: string, owner: string, retentionMs: number): MaybePromise<boolean>;
+}
+
+/**
+ * Thrown by the stores when the backing service does not answer (timeout, connection refused); the receiver
+ * answers such failures with 503.
+ *
+ * @example
+ * try { await store.claim(key, owner, 60_000) } catch (e) { if (e instanceof IdempotencyStoreUnavailableError) retryLater() }
+ */
+export class IdempotencyStoreUnavailableError extends KirimbayarError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { code: "idempotency_store_unavailable", cause: options.cause });
+  }
+}

@@ -1,0 +1,77 @@
+import type { WebhookHeadersInput } from "./contract.js";
+import { toWebHeaders } from "./headers.js";
+import type { RequestBody } from "./body.js";
+import type { WebhookSource } from "./verifiers/types.js";
+
+/**
+ * What a handler learns about the delivery besides the parsed event.
+ *
+ * @example
+ * receiver.on("payment.success", async (event, ctx) => {
+ *   if (ctx.isRetry) log.info("retry of", ctx.idempotencyKey);
+ * });
+ */
+export interface WebhookContext {
+  readonly source: WebhookSource;
+  /** The key this delivery was deduplicated on (e.g. `qris:payment.success:<history id>`). */
+  readonly idempotencyKey: string;
+  /**
+   * `true` when an earlier delivery of this event failed in a handler and was released, `false` when none is
+   * known, `undefined` when the store cannot tell. A lease that expired after a crash is not counted.
+   */
+  readonly isRetry: boolean | undefined;
+  /** 1-based attempt number where the store tracks it. */
+  readonly attempt?: number | undefined;
+  readonly receivedAt: Date;
+  /** Request headers. */
+  readonly headers: Headers;
+  /** The exact body bytes. */
+  readonly rawBody: Uint8Array;
+  /** Peer address as the adapter passed it. */
+  readonly remoteAddress?: string | undefined;
+}
+
+/** The context of one delivery; the `Headers` copy and the `Date` are built only if a handler reads them. */
+export class DeliveryContext implements WebhookContext {
+  readonly source: WebhookSource;
+  readonly idempotencyKey: string;
+  readonly isRetry: boolean | undefined;
+  readonly attempt: number | undefined;
+  readonly remoteAddress: string | undefined;
+  readonly #receivedAtMs: number;
+  readonly #headersInput: WebhookHeadersInput;
+  readonly #body: RequestBody;
+  #headers: Headers | undefined;
+
+  constructor(init: {
+    source: WebhookSource;
+    idempotencyKey: string;
+    attempt: number | undefined;
+    receivedAtMs: number;
+    headers: WebhookHeadersInput;
+    body: RequestBody;
+    remoteAddress: string | undefined;
+  }) {
+    this.source = init.source;
+    this.idempotencyKey = init.idempotencyKey;
+    this.attempt = init.attempt;
+    this.isRetry = init.attempt === undefined ? undefined : init.attempt > 1;
+    this.remoteAddress = init.remoteAddress;
+    this.#receivedAtMs = init.receivedAtMs;
+    this.#headersInput = init.headers;
+    this.#body = init.body;
+  }
+
+  get receivedAt(): Date {
+    return new Date(this.#receivedAtMs);
+  }
+
+  get headers(): Headers {
+    this.#headers ??= toWebHeaders(this.#headersInput);
+    return this.#headers;
+  }
+
+  get rawBody(): Uint8Array {
+    return this.#body.bytes;
+  }
+}

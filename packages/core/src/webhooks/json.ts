@@ -1,0 +1,104 @@
+// JSON parsing for untrusted webhook bodies. `JSON.parse` itself is safe, but its result is not: an own
+// `__proto__` key turns into a prototype change as soon as code copies the object with assignment (a zod loose
+// object, `Object.assign`, a deep merge), and a duplicate key is silently resolved to its last value, so two
+// systems reading the same body may disagree on, e.g., the status. Both are refused at every depth.
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+// Small objects are checked for duplicates with a linear scan; larger ones switch to a Set so a hostile body with
+// thousands of keys costs linear time.
+const LINEAR_SCAN_LIMIT = 16;
+
+/** Outcome of {@link parseUntrustedJson}: the value, or the reason the body was refused. */
+export type JsonParseResult = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** Options of {@link parseUntrustedJson}. */
+export interface UntrustedJsonOptions {
+  /** Refuse objects that repeat a key (default true). */
+  rejectDuplicateKeys?: boolean;
+}
+
+/**
+ * Parses a webhook body, refusing `__proto__`, `constructor` and `prototype` keys and (by default) duplicate keys
+ * at any depth, including keys spelled with `\u` escapes.
+ *
+ * @example
+ * parseUntrustedJson('{"a":1,"a":2}'); // { ok: false, reason: 'duplicate key "a" in a JSON object' }
+ */
+export function parseUntrustedJson(text: string, options: UntrustedJsonOptions = {}): JsonParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: "body is not valid JSON" };
+  }
+  const problem = findKeyProblem(text, options.rejectDuplicateKeys ?? true);
+  return problem === undefined ? { ok: true, value } : { ok: false, reason: problem };
+}
+
+type KeySet = string[] | Set<string>;
+
+// Walks the text of an already validated JSON document and looks at object keys only. Valid JSON lets the walk
+// be simple: a string is a key exactly when it follows `{` or an object's `,`.
+function findKeyProblem(text: string, rejectDuplicates: boolean): string | undefined {
+  const containers: (KeySet | null)[] = [];
+  let expectKey = false;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === 0x22 /* " */) {
+      const end = closingQuote(text, i);
+      if (expectKey) {
+        const key = readKey(text, i, end);
+        if (FORBIDDEN_KEYS.has(key)) return `key "${key}" is not allowed in a webhook body`;
+        if (rejectDuplicates) {
+          const top = containers.length - 1;
+          const keys = containers[top] as KeySet;
+          if (Array.isArray(keys)) {
+            if (keys.includes(key)) return duplicateKey(key);
+            keys.push(key);
+            if (keys.length > LINEAR_SCAN_LIMIT) containers[top] = new Set(keys);
+          } else {
+            if (keys.has(key)) return duplicateKey(key);
+            keys.add(key);
+          }
+        }
+        expectKey = false;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (code === 0x7b /* { */) {
+      containers.push([]);
+      expectKey = true;
+    } else if (code === 0x5b /* [ */) {
+      containers.push(null);
+    } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) {
+      containers.pop();
+    } else if (code === 0x2c /* , */) {
+      expectKey = (containers[containers.length - 1] ?? null) !== null;
+    }
+    i++;
+  }
+  return undefined;
+}
+
+function closingQuote(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  for (;;) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
+function readKey(text: string, open: number, close: number): string {
+  const key = text.slice(open + 1, close);
+  // Escapes (`\u005f_proto__`) are decoded so a forbidden or repeated key cannot hide behind them.
+  return key.includes("\\") ? (JSON.parse(text.slice(open, close + 1)) as string) : key;
+}
+
+function duplicateKey(key: string): string {
+  const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  return `duplicate key ${JSON.stringify(shown)} in a JSON object`;
+}

@@ -1,0 +1,473 @@
+import { defaultCryptoProvider } from "../crypto/index.js";
+import type { CryptoProvider } from "../crypto/types.js";
+import { MemoryIdempotencyStore } from "../idempotency/memory.js";
+import type { ClaimResult, IdempotencyStore } from "../idempotency/types.js";
+import { diagnoseRawBody, RequestBody } from "./body.js";
+import { DeliveryContext, type WebhookContext } from "./context.js";
+import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
+import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
+import { readHeader } from "./headers.js";
+import { parseUntrustedJson } from "./json.js";
+import { HandlerRegistry, type WebhookHandler } from "./registry.js";
+import { isJsonContentType, normaliseMethods } from "./request-checks.js";
+import { webhookResponse } from "./response.js";
+import type { OrderStatus, OrderStatusWebhook } from "./schemas.js";
+import {
+  bodyHashKey,
+  hashedKey,
+  MAX_KEY_LENGTH,
+  SOURCES,
+  type WebhookEventFor,
+  type WebhookEventName,
+  type WebhookEventOf,
+} from "./sources.js";
+import type {
+  EventVerifier,
+  RequestVerifier,
+  VerificationRequest,
+  VerificationResult,
+  WebhookSource,
+  WebhookVerifier,
+} from "./verifiers/types.js";
+
+/** Where the receiver reports; every method optional. Defaults: `console.warn` and `console.error`, no debug. */
+export interface WebhookLogger {
+  warn?(message: string, details?: Record<string, unknown>): void;
+  error?(message: string, details?: Record<string, unknown>): void;
+  debug?(message: string, details?: Record<string, unknown>): void;
+}
+
+/** Idempotency settings of a receiver. */
+export interface WebhookIdempotencyOptions<S extends WebhookSource> {
+  /** Default: a {@link MemoryIdempotencyStore} of this receiver (one process only). */
+  store?: IdempotencyStore;
+  /** How long a claim protects a running handler (default 60 s). Keep it above your slowest handler. */
+  leaseMs?: number;
+  /** How long a completed event is remembered (default 24 h, far beyond the providers' retry windows). */
+  retentionMs?: number;
+  /**
+   * Your own key for an event; return `undefined` to use the default (QR: event + history id; orders: order_no +
+   * cnote + status; payment: payment_id + status, else the SHA-256 of the raw body).
+   */
+  key?: (event: WebhookEventOf<S>) => string | undefined;
+}
+
+/** Options of {@link createWebhookReceiver}. */
+export interface WebhookReceiverOptions<S extends WebhookSource> {
+  /** `"qris"` (QR payment events), `"payment"` (payment gateway callback) or `"orders"` (order status). */
+  source: S;
+  /** Verifiers that must all pass. Required unless `insecureNoVerification` is set. */
+  verify?: readonly WebhookVerifier[];
+  /** Accept unverified deliveries (local development only); the receiver warns once. */
+  insecureNoVerification?: boolean;
+  idempotency?: WebhookIdempotencyOptions<S>;
+  /** Largest accepted body (default 65,536 bytes); larger ones get 413. */
+  maxBodyBytes?: number;
+  /** Accepted methods. Defaults: `["POST"]`, and `["POST", "PUT"]` for orders (the spec's sample uses PUT). */
+  methods?: readonly string[];
+  /**
+   * Whether a delivery without a `Content-Type` header is accepted (default `true`: the providers do not promise
+   * the header, and the body must still verify and parse). A present header must be JSON, else 415.
+   */
+  allowMissingContentType?: boolean;
+  /** Refuse bodies whose JSON objects repeat a key (default `true`: the meaning of such a body is ambiguous). */
+  rejectDuplicateKeys?: boolean;
+  /** Default: `node:crypto` on Node, Web Crypto elsewhere. */
+  crypto?: CryptoProvider;
+  /** Epoch milliseconds; default `Date.now`. */
+  clock?: () => number;
+  logger?: WebhookLogger;
+}
+
+/** Where in the pipeline an error passed to `onError` happened. */
+export type WebhookErrorStage = "request" | "idempotency" | "handler";
+
+/** Second argument of an `onError` handler. */
+export interface WebhookErrorContext {
+  readonly source: WebhookSource;
+  readonly stage: WebhookErrorStage;
+  /** Status the delivery was answered with (200 when only the completion record failed after the handler ran). */
+  readonly status: number;
+  /** The parsed event, once known. */
+  readonly event?: unknown;
+  /** The handler context, once the event was claimed. */
+  readonly context?: WebhookContext;
+}
+
+/**
+ * Called when a handler throws, the idempotency store fails or the adapter passed no raw body.
+ *
+ * @example
+ * receiver.onError((error, { stage, status }) => logger.error({ stage, status, error }));
+ */
+export type WebhookErrorHandler = (error: unknown, ctx: WebhookErrorContext) => unknown;
+
+/**
+ * A framework-neutral webhook endpoint for one source. Adapters call {@link WebhookReceiver.handle}; Web-standard
+ * runtimes can mount {@link WebhookReceiver.fetch} directly.
+ *
+ * @example
+ * qris.on("payment.success", async (event, ctx) => { await orders.markPaid(event.data.qris_history_id) });
+ */
+export interface WebhookReceiver<S extends WebhookSource = WebhookSource> {
+  readonly source: S;
+  /** Number of registered handlers (excluding `onError`); 0 means every delivery is answered 500. */
+  readonly handlerCount: number;
+  /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
+  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
+  /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
+  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
+  /** Runs `handler` for every event of this source, after the specific handlers. */
+  onAny(handler: WebhookHandler<WebhookEventOf<S>>): this;
+  onError(handler: WebhookErrorHandler): this;
+  /** Processes one delivery; never throws. */
+  handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
+  /** Web-standard entry: reads the body (bounded by `maxBodyBytes`) and answers a `Response`. */
+  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+const DEFAULT_LEASE_MS = 60_000;
+const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+const PROCESSED = "Webhook processed";
+const DUPLICATE_COMPLETED = "Duplicate of an event already processed";
+
+/**
+ * Creates the webhook receiver of one source: verification, tolerant parsing, exactly-once dispatch.
+ * Answers: 200 processed or duplicate of a processed event; 401 auth; 400 body; 413 size; 415 content type;
+ * 405 method; 409 duplicate still in progress; 500 handler failed or misconfiguration; 503 store unreachable.
+ *
+ * @example
+ * const qris = createWebhookReceiver({
+ *   source: "qris",
+ *   verify: [tokenVerifier({ secrets: [process.env.QRIS_WEBHOOK_TOKEN!], in: "query", name: "token" })],
+ * });
+ * qris.on("payment.success", async (event) => markPaid(event.data.qris_history_id, event.data.amount));
+ * export default { fetch: (request: Request) => qris.fetch(request) };
+ */
+export function createWebhookReceiver<S extends WebhookSource>(options: WebhookReceiverOptions<S>): WebhookReceiver<S> {
+  const source = options.source;
+  const definition = SOURCES[source];
+  if (definition === undefined || !Object.hasOwn(SOURCES, source)) {
+    throw new WebhookConfigurationError(`createWebhookReceiver: source must be "qris", "payment" or "orders"`);
+  }
+  const logger = options.logger ?? consoleLogger;
+  const { requestVerifiers, eventVerifiers } = splitVerifiers(source, options.verify ?? []);
+  if (requestVerifiers.length + eventVerifiers.length === 0) {
+    if (options.insecureNoVerification !== true) {
+      throw new WebhookConfigurationError(
+        `createWebhookReceiver(${source}): no verifier configured, so anyone could post fake events. Add one to ` +
+          "verify (tokenVerifier, callbackKeyVerifier, hmacVerifier, ipAllowlist), or pass " +
+          "insecureNoVerification: true for local development.",
+      );
+    }
+    logger.warn?.(`Webhook receiver "${source}" accepts unverified deliveries (insecureNoVerification: true)`);
+  }
+  const maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const methods = normaliseMethods(options.methods ?? definition.methods);
+  if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
+  const allowHeader = { allow: methods.join(", ") };
+  const allowMissingContentType = options.allowMissingContentType ?? true;
+  const rejectDuplicateKeys = options.rejectDuplicateKeys ?? true;
+  const crypto = options.crypto ?? defaultCryptoProvider;
+  const clock = options.clock ?? Date.now;
+  const idempotency = options.idempotency ?? {};
+  const store = idempotency.store ?? new MemoryIdempotencyStore();
+  const leaseMs = positive("idempotency.leaseMs", idempotency.leaseMs ?? DEFAULT_LEASE_MS);
+  const retentionMs = positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS);
+  const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
+  const registry = new HandlerRegistry();
+  const errorHandlers: WebhookErrorHandler[] = [];
+
+  async function reportError(error: unknown, errorContext: WebhookErrorContext): Promise<void> {
+    for (const handler of errorHandlers) {
+      try {
+        await handler(error, errorContext);
+      } catch (handlerError) {
+        logger.error?.("A webhook onError handler threw", { source, error: handlerError });
+      }
+    }
+  }
+
+  async function processDelivery(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
+    const now = clock();
+    const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
+    if (!methods.includes(method)) {
+      return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
+    }
+
+    const rawBodyProblem = diagnoseRawBody(request.rawBody);
+    if (rawBodyProblem !== undefined) {
+      logger.error?.(rawBodyProblem, { source });
+      const error = new WebhookProcessingError(rawBodyProblem, { code: "webhook_raw_body", status: 500 });
+      await reportError(error, { source, stage: "request", status: 500 });
+      return webhookResponse(500, `Server misconfiguration: ${rawBodyProblem}`);
+    }
+    const body = new RequestBody(request.rawBody as Uint8Array | string);
+    if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
+
+    const headers = request.headers ?? {};
+    const contentType = readHeader(headers, "content-type");
+    if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
+      return webhookResponse(415, "Unsupported content type: send application/json");
+    }
+
+    const verification: VerificationRequest = {
+      method,
+      url: typeof request.url === "string" ? request.url : "",
+      header: (name) => readHeader(headers, name.toLowerCase()),
+      get rawBody() {
+        return body.bytes;
+      },
+      remoteAddress: request.remoteAddress ?? undefined,
+      crypto,
+      now,
+    };
+    for (const verifier of requestVerifiers) {
+      const pending = verifier.verify(verification);
+      const failure = failureOf(pending instanceof Promise ? await pending : pending);
+      if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
+    }
+
+    const text = body.text();
+    if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
+    if (text.trim() === "") return webhookResponse(400, "Invalid body: the body is empty");
+    const json = parseUntrustedJson(text, { rejectDuplicateKeys });
+    if (!json.ok) return webhookResponse(400, `Invalid body: ${json.reason}`);
+    const parsed = definition.schemaFor(json.value).safeParse(json.value);
+    if (!parsed.success) return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
+    const event = parsed.data;
+
+    for (const verifier of eventVerifiers) {
+      const pending = verifier.verify(event, verification);
+      const failure = failureOf(pending instanceof Promise ? await pending : pending);
+      if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
+    }
+
+    if (registry.count === 0) {
+      logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
+      return webhookResponse(500, "No webhook handler is registered");
+    }
+    const eventName = definition.eventName(event);
+    const status = source === "orders" ? (event as OrderStatusWebhook).status : undefined;
+    const handlers = registry.select(eventName, status);
+    if (handlers.length === 0) {
+      logger.debug?.(`No handler for ${source} event ${eventName}; acknowledged`, { source, event: eventName });
+      return webhookResponse(200, `No handler registered for event ${eventName}; acknowledged`);
+    }
+
+    let key = customKey?.(event) ?? definition.defaultKey(event);
+    key ??= await bodyHashKey(source, crypto, body.bytes);
+    if (key.length > MAX_KEY_LENGTH) key = await hashedKey(key, crypto);
+    const owner = globalThis.crypto.randomUUID();
+    let claim: ClaimResult;
+    try {
+      const pending = store.claim(key, owner, leaseMs);
+      claim = pending instanceof Promise ? await pending : pending;
+    } catch (error) {
+      logger.error?.("Idempotency store unavailable while claiming a webhook", { source, error });
+      await reportError(storeError(error), { source, stage: "idempotency", status: 503, event });
+      return webhookResponse(503, "Idempotency store unavailable; retry later");
+    }
+    if (claim.state === "completed") return webhookResponse(200, DUPLICATE_COMPLETED);
+    if (claim.state === "in_progress") {
+      return webhookResponse(409, "Duplicate of an event still being processed; retry later");
+    }
+
+    const context = new DeliveryContext({
+      source,
+      idempotencyKey: key,
+      attempt: claim.attempt,
+      receivedAtMs: now,
+      headers,
+      body,
+      remoteAddress: request.remoteAddress ?? undefined,
+    });
+    try {
+      for (const handler of handlers) {
+        const result = (handler as WebhookHandler<unknown>)(event, context);
+        if (result instanceof Promise) await result;
+      }
+    } catch (error) {
+      try {
+        await store.release(key, owner, retentionMs);
+      } catch (releaseError) {
+        // The lease then simply runs out and a later retry claims the key.
+        logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", {
+          source,
+          error: releaseError,
+        });
+      }
+      await reportError(error, { source, stage: "handler", status: 500, event, context });
+      return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
+    }
+
+    try {
+      const pending = store.complete(key, owner, retentionMs);
+      const completed = pending instanceof Promise ? await pending : pending;
+      if (!completed) {
+        logger.warn?.("A webhook handler finished after its lease ended; raise idempotency.leaseMs", { source, key });
+      }
+    } catch (error) {
+      // The handler did finish, so 200 is the truthful answer; a redelivery after the lease may run it again.
+      logger.error?.("Could not mark a processed webhook as completed", { source, error });
+      await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
+    }
+    return webhookResponse(200, PROCESSED);
+  }
+
+  const receiver: WebhookReceiver<S> = {
+    source,
+    get handlerCount() {
+      return registry.count;
+    },
+    on(event, handler) {
+      const name = String(event);
+      if (source !== "qris" && !(name in SOURCE_EVENT_NAMES[source])) {
+        throw new WebhookConfigurationError(
+          `on("${name}"): a ${source} receiver delivers ${Object.keys(SOURCE_EVENT_NAMES[source]).join(", ")}` +
+            (source === "orders" ? "; use onOrderStatus() for one status" : ""),
+        );
+      }
+      registry.addForEvent(name, assertHandler(handler));
+      return this;
+    },
+    onOrderStatus(status, handler) {
+      if (source !== "orders") {
+        throw new WebhookConfigurationError(`onOrderStatus() is only available on an "orders" receiver`);
+      }
+      if (typeof status !== "string" || status.trim() === "") {
+        throw new WebhookConfigurationError("onOrderStatus(): status must be a non-empty string");
+      }
+      registry.addForStatus(status, assertHandler(handler));
+      return this;
+    },
+    onAny(handler) {
+      registry.addForAny(assertHandler(handler));
+      return this;
+    },
+    onError(handler) {
+      errorHandlers.push(assertHandler(handler));
+      return this;
+    },
+    async handle(request) {
+      try {
+        return await processDelivery(request);
+      } catch (error) {
+        logger.error?.("Unexpected error while processing a webhook", { source, error });
+        return webhookResponse(500, "Internal error while processing the webhook");
+      }
+    },
+    async fetch(request, info) {
+      const declared = Number(request.headers.get("content-length") ?? "0");
+      const bytes = declared > maxBodyBytes ? undefined : await readBounded(request, maxBodyBytes);
+      const response =
+        bytes === undefined
+          ? webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`)
+          : await receiver.handle({
+              method: request.method,
+              url: request.url,
+              headers: request.headers,
+              rawBody: bytes,
+              remoteAddress: info?.remoteAddress,
+            });
+      return new Response(response.body, { status: response.status, headers: response.headers });
+    },
+  };
+  return receiver;
+}
+
+const SOURCE_EVENT_NAMES: Record<WebhookSource, Record<string, true>> = {
+  qris: { "payment.success": true, "payment.expired": true },
+  payment: { "payment.callback": true },
+  orders: { "order.status": true },
+};
+
+const consoleLogger: WebhookLogger = {
+  warn: (message, details) => console.warn(`[kirimbayar] ${message}`, details ?? ""),
+  error: (message, details) => console.error(`[kirimbayar] ${message}`, details ?? ""),
+};
+
+function splitVerifiers(
+  source: WebhookSource,
+  verifiers: readonly WebhookVerifier[],
+): { requestVerifiers: RequestVerifier[]; eventVerifiers: EventVerifier[] } {
+  if (!Array.isArray(verifiers)) throw new WebhookConfigurationError("createWebhookReceiver: verify must be an array");
+  const requestVerifiers: RequestVerifier[] = [];
+  const eventVerifiers: EventVerifier[] = [];
+  for (const verifier of verifiers) {
+    if (typeof verifier?.verify !== "function" || (verifier.kind !== "request" && verifier.kind !== "event")) {
+      throw new WebhookConfigurationError(
+        "createWebhookReceiver: every verify entry must be a verifier (tokenVerifier(...), callbackKeyVerifier(...), ...)",
+      );
+    }
+    if (verifier.sources !== undefined && !verifier.sources.includes(source)) {
+      throw new WebhookConfigurationError(
+        `${verifier.name} cannot verify "${source}" deliveries (only ${verifier.sources.join(", ")})`,
+      );
+    }
+    if (verifier.kind === "request") requestVerifiers.push(verifier);
+    else eventVerifiers.push(verifier);
+  }
+  return { requestVerifiers, eventVerifiers };
+}
+
+// Anything but an explicit `{ ok: true }` fails, so a custom verifier that forgets to return cannot let a request in.
+function failureOf(result: VerificationResult | undefined): string | undefined {
+  if (result?.ok === true) return undefined;
+  const reason = (result as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === "string" ? reason : "verification failed";
+}
+
+function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.map(String).join(".")}: ${issue.message}`)
+    .join("; ");
+}
+
+function storeError(error: unknown): WebhookProcessingError {
+  return new WebhookProcessingError("The idempotency store is unavailable", {
+    code: "idempotency_store_unavailable",
+    status: 503,
+    cause: error,
+  });
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new WebhookConfigurationError(`createWebhookReceiver: ${name} must be a positive number`);
+  }
+  return value;
+}
+
+function assertHandler<T>(handler: T): T {
+  if (typeof handler !== "function") throw new WebhookConfigurationError("a webhook handler must be a function");
+  return handler;
+}
+
+async function readBounded(request: Request, limit: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}

@@ -1,0 +1,13 @@
+import type { WebhookHttpResponse } from "./contract.js";
+
+const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
+
+/**
+ * Builds a response of the receiver's contract: JSON `{"success": boolean, "message": string}`.
+ * The providers stop retrying on a 2xx, so `success: true` is only ever sent with 200.
+ */
+export function webhookResponse(status: number, message: string, extraHeaders?: Record<string, string>): WebhookHttpResponse {
+  const headers: Record<string, string> = { "content-type": JSON_CONTENT_TYPE };
+  if (extraHeaders !== undefined) Object.assign(headers, extraHeaders);
+  return { status, headers, body: JSON.stringify({ success: status === 200, message }) };
+}

@@ -1,0 +1,111 @@
+import type { z } from "zod";
+import { toHex, utf8Bytes } from "../crypto/encoding.js";
+import type { CryptoProvider } from "../crypto/types.js";
+import {
+  type OrderStatusWebhook,
+  orderStatusWebhookSchema,
+  type PaymentCallback,
+  paymentCallbackSchema,
+  type QrisPaymentExpiredEvent,
+  type QrisPaymentSuccessEvent,
+  type QrisUnknownEvent,
+  type QrisWebhookEvent,
+  qrisPaymentExpiredEventSchema,
+  qrisPaymentSuccessEventSchema,
+  qrisUnknownEventSchema,
+} from "./schemas.js";
+import type { WebhookSource } from "./verifiers/types.js";
+
+/** Handler event names per source, each with the type its handlers receive. */
+export interface WebhookEventMap {
+  qris: { "payment.success": QrisPaymentSuccessEvent; "payment.expired": QrisPaymentExpiredEvent };
+  payment: { "payment.callback": PaymentCallback };
+  orders: { "order.status": OrderStatusWebhook };
+}
+
+/** Every event a receiver of source `S` can deliver. */
+export type WebhookEventOf<S extends WebhookSource> = S extends "qris"
+  ? QrisWebhookEvent
+  : S extends "payment"
+    ? PaymentCallback
+    : OrderStatusWebhook;
+
+/** Names accepted by `receiver.on` for source `S`; QR events are an open set. */
+export type WebhookEventName<S extends WebhookSource> =
+  | keyof WebhookEventMap[S]
+  | (S extends "qris" ? string & {} : never);
+
+/** The event type a handler registered under `E` receives. */
+export type WebhookEventFor<S extends WebhookSource, E> = E extends keyof WebhookEventMap[S]
+  ? WebhookEventMap[S][E]
+  : QrisUnknownEvent;
+
+/** What the receiver needs to know about one source. */
+export interface SourceDefinition {
+  readonly methods: readonly string[];
+  /** Picks the schema for a JSON value (by the envelope's `event` for QR events). */
+  schemaFor(value: unknown): z.ZodType;
+  /** Handler event name of a parsed event. */
+  eventName(event: unknown): string;
+  /** Default idempotency key, or `undefined` to fall back to the SHA-256 of the raw body. */
+  defaultKey(event: unknown): string | undefined;
+}
+
+// Parts come from the sender: encoded so that `a:b` + `c` can never collide with `a` + `b:c`.
+function keyOf(...parts: readonly unknown[]): string {
+  return parts.map((part) => encodeURIComponent(String(part))).join(":");
+}
+
+const qris: SourceDefinition = {
+  methods: ["POST"],
+  schemaFor(value) {
+    const name = (value as { event?: unknown } | null)?.event;
+    if (name === "payment.success") return qrisPaymentSuccessEventSchema;
+    if (name === "payment.expired") return qrisPaymentExpiredEventSchema;
+    return qrisUnknownEventSchema;
+  },
+  eventName: (event) => (event as QrisWebhookEvent).event,
+  defaultKey(event) {
+    const { event: name, data } = event as QrisWebhookEvent;
+    const id = (data as { qris_history_id?: unknown } | undefined)?.qris_history_id;
+    return id === undefined ? undefined : keyOf("qris", name, id);
+  },
+};
+
+const payment: SourceDefinition = {
+  methods: ["POST"],
+  schemaFor: () => paymentCallbackSchema,
+  eventName: () => "payment.callback",
+  defaultKey(event) {
+    const { payment_id: id, status } = event as PaymentCallback;
+    if (id === undefined) return undefined;
+    return status === undefined ? keyOf("payment", id) : keyOf("payment", id, status);
+  },
+};
+
+const orders: SourceDefinition = {
+  // The spec's handler advice says POST, its sample uses PUT: both are accepted by default.
+  methods: ["POST", "PUT"],
+  schemaFor: () => orderStatusWebhookSchema,
+  eventName: () => "order.status",
+  defaultKey(event) {
+    const { order_no, cnote, status } = event as OrderStatusWebhook;
+    return keyOf("orders", order_no, cnote, status);
+  },
+};
+
+/** Source definitions by name. */
+export const SOURCES: Readonly<Record<WebhookSource, SourceDefinition>> = { qris, payment, orders };
+
+/** Fallback key: the source and the SHA-256 of the exact body. */
+export async function bodyHashKey(source: WebhookSource, crypto: CryptoProvider, rawBody: Uint8Array): Promise<string> {
+  return `${source}:sha256:${toHex(await crypto.sha256(rawBody))}`;
+}
+
+/** Keys built from sender data could be as long as the body; longer ones are replaced by {@link hashedKey}. */
+export const MAX_KEY_LENGTH = 200;
+
+/** A short stand-in for an over-long key: the SHA-256 of the key. */
+export async function hashedKey(key: string, crypto: CryptoProvider): Promise<string> {
+  return `sha256:${toHex(await crypto.sha256(utf8Bytes(key)))}`;
+}

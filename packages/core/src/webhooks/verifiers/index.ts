@@ -1,0 +1,16 @@
+export { type CallbackKeyVerifierOptions, callbackKeyVerifier } from "./callback-key.js";
+export { type HmacVerifierOptions, hmacVerifier, type SignatureEncoding } from "./hmac.js";
+export { type IpAllowlistOptions, ipAllowlist } from "./ip-allowlist.js";
+export type { SecretEncoding, SecretList } from "./secrets.js";
+export { type TimestampWindowOptions, timestampWindow } from "./timestamp-window.js";
+export { type TokenVerifierOptions, tokenVerifier } from "./token.js";
+export {
+  type EventVerifier,
+  verificationFailed,
+  VERIFIED,
+  type RequestVerifier,
+  type VerificationRequest,
+  type VerificationResult,
+  type WebhookSource,
+  type WebhookVerifier,
+} from "./types.js";

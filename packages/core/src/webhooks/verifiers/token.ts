@@ -1,0 +1,103 @@
+import { utf8Bytes } from "../../crypto/encoding.js";
+import { timingSafeEqual } from "../../crypto/types.js";
+import { WebhookConfigurationError } from "../errors.js";
+import { type SecretList, secretBytes } from "./secrets.js";
+import { verificationFailed, VERIFIED, type RequestVerifier, type VerificationRequest, type VerificationResult } from "./types.js";
+
+/** Options of {@link tokenVerifier}. */
+export interface TokenVerifierOptions {
+  /** The expected token, or a list during a rotation. */
+  secrets: SecretList;
+  /**
+   * Where the sender puts the token: a query parameter of the registered URL (`?token=...`), a path segment
+   * (`/webhooks/orders/<token>`) or a header.
+   */
+  in: "query" | "path" | "header";
+  /** Query parameter or header name. Defaults: `token` for the query, `x-webhook-token` for a header. */
+  name?: string;
+  /** For `in: "path"`: which segment holds the token, negative counting from the end. Default `-1` (the last). */
+  segment?: number;
+}
+
+/**
+ * Verifies a secret token carried in the registered URL or a header, in constant time against every configured
+ * secret. The providers that sign nothing (QR events, order status) are protected this way: register
+ * `https://shop.example/webhooks/orders?token=<long random>` with the provider.
+ *
+ * @example
+ * const orders = createWebhookReceiver({
+ *   source: "orders",
+ *   verify: [tokenVerifier({ secrets: [process.env.ORDER_WEBHOOK_TOKEN!], in: "query", name: "token" })],
+ * });
+ */
+export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
+  const expected = secretBytes("tokenVerifier", options.secrets);
+  const where = options.in;
+  if (where !== "query" && where !== "path" && where !== "header") {
+    throw new WebhookConfigurationError(`tokenVerifier: "in" must be "query", "path" or "header"`);
+  }
+  const name = options.name ?? (where === "header" ? "x-webhook-token" : "token");
+  const lowerName = name.toLowerCase();
+  const segment = options.segment ?? -1;
+  const read = (request: VerificationRequest): string | undefined => {
+    if (where === "header") return request.header(lowerName);
+    if (where === "query") return queryParameter(request.url, name);
+    return pathSegment(request.url, segment);
+  };
+  const missing =
+    where === "header"
+      ? `header ${name} is missing`
+      : where === "query"
+        ? `query parameter "${name}" is missing from the URL`
+        : "the token path segment is missing from the URL";
+  return {
+    kind: "request",
+    name: "token",
+    verify(request): VerificationResult {
+      const token = read(request);
+      if (token === undefined || token === "") return verificationFailed(missing);
+      return matchesAny(utf8Bytes(token), expected) ? VERIFIED : verificationFailed(`the webhook token (${where}) is not valid`);
+    },
+  };
+}
+
+/** True when `candidate` equals one of `secrets`; every secret is compared, so timing does not tell which. */
+export function matchesAny(candidate: Uint8Array, secrets: readonly Uint8Array[]): boolean {
+  let matched = false;
+  for (const secret of secrets) matched = timingSafeEqual(candidate, secret) || matched;
+  return matched;
+}
+
+function queryString(url: string): string | undefined {
+  const start = url.indexOf("?");
+  if (start < 0) return undefined;
+  const hash = url.indexOf("#", start);
+  return url.slice(start + 1, hash < 0 ? undefined : hash);
+}
+
+function queryParameter(url: string, name: string): string | undefined {
+  const query = queryString(url);
+  if (query === undefined) return undefined;
+  const values = new URLSearchParams(query).getAll(name);
+  // Two tokens in one URL are ambiguous: refuse rather than pick one.
+  return values.length === 1 ? values[0] : undefined;
+}
+
+function pathSegment(url: string, segment: number): string | undefined {
+  let path = url;
+  const schemeEnd = path.indexOf("://");
+  if (schemeEnd >= 0) {
+    const pathStart = path.indexOf("/", schemeEnd + 3);
+    path = pathStart < 0 ? "/" : path.slice(pathStart);
+  }
+  const end = path.search(/[?#]/);
+  if (end >= 0) path = path.slice(0, end);
+  const segments = path.split("/").filter((part) => part !== "");
+  const value = segments.at(segment);
+  if (value === undefined) return undefined;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,124 @@
+import {
+  createWebhookReceiver,
+  type WebhookHttpRequest,
+  type WebhookReceiver,
+  type WebhookReceiverOptions,
+  type WebhookSource,
+} from "@kirimbayar/core/webhooks";
+import { type Context, type Env, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { perEnv } from "./per-env.js";
+
+/** One webhook source: a receiver you built (handlers registered), or options the app builds it from. */
+export type WebhookSourceConfig<S extends WebhookSource> = WebhookReceiver<S> | Omit<WebhookReceiverOptions<S>, "source">;
+
+/** The webhook sources of an app. Configure only the ones you receive. */
+export interface WebhookSources {
+  qris?: WebhookSourceConfig<"qris">;
+  payment?: WebhookSourceConfig<"payment">;
+  orders?: WebhookSourceConfig<"orders">;
+}
+
+/** The receivers an app serves, by source. */
+export interface WebhookAppReceivers {
+  qris?: WebhookReceiver<"qris">;
+  payment?: WebhookReceiver<"payment">;
+  orders?: WebhookReceiver<"orders">;
+}
+
+/** Options of {@link createWebhookApp}. */
+export interface WebhookAppOptions<E extends Env = Env> extends WebhookSources {
+  /**
+   * Builds the sources from `c.env` (Workers bindings) instead of the static fields above; called once per env
+   * object. Return ready receivers with their handlers registered.
+   */
+  fromEnv?: (env: E["Bindings"]) => WebhookSources;
+  /** Sub-paths under the mount point. Defaults: `/qris`, `/payment`, `/orders`. */
+  paths?: Partial<Record<WebhookSource, string>>;
+  /**
+   * Peer address for IP allowlists. Hono has no runtime-neutral way to read it: on Node pass
+   * `(c) => getConnInfo(c).remote.address` from `@hono/node-server/conninfo` (Bun, Deno, Workers have their own
+   * `getConnInfo` helpers under `hono/...`).
+   */
+  getRemoteAddress?: (c: Context<E>) => string | undefined;
+}
+
+/** A Hono app serving webhooks; `receivers` holds the receivers of a static configuration. */
+export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: WebhookAppReceivers };
+
+const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
+const sources = ["qris", "payment", "orders"] as const;
+// Core's default `maxBodyBytes`.
+const DEFAULT_MAX_BODY_BYTES = 65_536;
+
+/**
+ * Builds a Hono app answering webhook deliveries; mount it with `app.route("/webhooks", webhooks)`. It reads the
+ * body bytes once and hands them to core, whose status codes and bodies it returns unchanged.
+ *
+ * @example
+ * const qris = createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: [token] })] });
+ * qris.on("payment.success", async (event) => markPaid(event.data.qris_history_id));
+ * app.route("/webhooks", createWebhookApp({ qris })); // POST /webhooks/qris?token=...
+ */
+export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions<E>): WebhookApp<E> {
+  const app = new Hono<E>();
+  const fromEnv = options.fromEnv;
+  const staticRoutes = fromEnv ? {} : toRoutes(options);
+  const routesFor = fromEnv ? perEnv((env: E["Bindings"]) => toRoutes(fromEnv(env))) : () => staticRoutes;
+  const toRequest = (c: Context<E>, rawBody: Uint8Array): WebhookHttpRequest => ({
+    method: c.req.method,
+    url: c.req.url,
+    headers: c.req.raw.headers,
+    rawBody,
+    remoteAddress: options.getRemoteAddress?.(c),
+  });
+  const answer = async (c: Context<E>, route: Route, rawBody: Uint8Array) => {
+    const response = await route.receiver.handle(toRequest(c, rawBody));
+    return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
+  };
+  for (const source of sources) {
+    if (!fromEnv && staticRoutes[source] === undefined) continue;
+    app.all(options.paths?.[source] ?? defaultPaths[source], async (c) => {
+      const route = routesFor(c.env)[source];
+      if (route === undefined) return c.notFound();
+      // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
+      const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1));
+      let answered: Response | undefined;
+      const refused = await bodyLimit({ maxSize: route.maxBodyBytes, onError: oversized })(c, async () => {
+        answered = await answer(c, route, new Uint8Array(await c.req.arrayBuffer()));
+      });
+      return refused ?? (answered as Response);
+    });
+  }
+  const receivers = Object.fromEntries(Object.entries(staticRoutes).map(([source, route]) => [source, route.receiver]));
+  return Object.assign(app, { receivers: receivers as WebhookAppReceivers });
+}
+
+// A receiver with the body limit the app enforces before handing bytes to it.
+interface Route {
+  receiver: Pick<WebhookReceiver, "handle">;
+  maxBodyBytes: number;
+}
+
+// The three sources' configs as one type, so one loop can build them.
+type AnySourceConfig = Pick<WebhookReceiver, "handle"> | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
+
+function toRoutes(config: WebhookSources): Partial<Record<WebhookSource, Route>> {
+  const routes: Partial<Record<WebhookSource, Route>> = {};
+  for (const source of sources) {
+    const sourceConfig = config[source] as AnySourceConfig | undefined;
+    if (sourceConfig !== undefined) routes[source] = toRoute(source, sourceConfig);
+  }
+  return routes;
+}
+
+function toRoute(source: WebhookSource, config: AnySourceConfig): Route {
+  const receiver =
+    "handle" in config && typeof config.handle === "function"
+      ? config
+      : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
+  const fromConfig = "handle" in config ? undefined : config.maxBodyBytes;
+  const fromReceiver = (receiver as { maxBodyBytes?: number }).maxBodyBytes;
+  return { receiver, maxBodyBytes: fromConfig ?? fromReceiver ?? DEFAULT_MAX_BODY_BYTES };
+}

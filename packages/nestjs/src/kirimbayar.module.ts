@@ -1,0 +1,67 @@
+import { ConfigurableModuleBuilder, type DynamicModule, Module } from "@nestjs/common";
+import { DiscoveryModule } from "@nestjs/core";
+import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
+import { WebhookHandlerExplorer } from "./handler-explorer.js";
+import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
+import { KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import { createWebhookController } from "./webhook-controller.js";
+import { buildWebhookRoutes } from "./webhook-routes.js";
+
+const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ moduleName: "Kirimbayar" })
+  .setClassMethodName("forRoot")
+  .setExtras<KirimbayarModuleExtras>({ isGlobal: false, webhookPath: "webhooks" }, (module, extras) => ({
+    ...module,
+    global: extras.isGlobal ?? false,
+    controllers: [createWebhookController(extras.webhookPath ?? "webhooks")],
+  }))
+  .build();
+
+/** Injection token of the resolved {@link KirimbayarModuleOptions}. */
+export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
+
+/**
+ * The kirimbayar NestJS module: injectable API clients, a webhook controller at `<webhookPath>/<source>`, and
+ * handlers found on your providers through `@OnQrisEvent()`, `@OnPaymentCallback()` and `@OnOrderStatus()`.
+ * Create the app with `NestFactory.create(AppModule, { rawBody: true })`.
+ *
+ * @example
+ * KirimbayarModule.forRoot({
+ *   isGlobal: true,
+ *   clients: { qris: { apiKey: process.env.QRIS_API_KEY!, baseUrl: "https://api.example.id" } },
+ *   webhooks: { qris: { verify: [tokenVerifier({ secrets: [process.env.QRIS_WEBHOOK_TOKEN!] })] } },
+ * })
+ */
+@Module({
+  imports: [DiscoveryModule],
+  providers: [
+    {
+      provide: KIRIMBAYAR_WEBHOOK_ROUTES,
+      useFactory: buildWebhookRoutes,
+      inject: [definition.MODULE_OPTIONS_TOKEN],
+    },
+    allClientsProvider(definition.MODULE_OPTIONS_TOKEN),
+    WebhookHandlerExplorer,
+  ],
+})
+export class KirimbayarModule extends definition.ConfigurableModuleClass {
+  /** Configures the module from a plain object; provides exactly the clients in `options.clients`. */
+  static override forRoot(options: typeof definition.OPTIONS_TYPE): DynamicModule {
+    return withClients(super.forRoot(options), configuredClientNames(options.clients));
+  }
+
+  /** Configures the module from a factory; provides the clients listed in `provideClients`. */
+  static override forRootAsync(options: typeof definition.ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withClients(super.forRootAsync(options), options.provideClients ?? []);
+  }
+}
+
+function withClients(
+  module: DynamicModule,
+  names: Parameters<typeof clientProviders>[0],
+): DynamicModule {
+  return {
+    ...module,
+    providers: [...(module.providers ?? []), ...clientProviders(names)],
+    exports: [...(module.exports ?? []), ...names.map(clientClassOf)],
+  };
+}

@@ -1,0 +1,32 @@
+import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/express";
+import type { WebhookReceiver, WebhookReceiverOptions, WebhookSource } from "@kirimbayar/core/webhooks";
+
+/** One webhook source: receiver options (the module builds the receiver), or a receiver you built. */
+export type WebhookSourceConfig<S extends WebhookSource> = WebhookReceiver<S> | Omit<WebhookReceiverOptions<S>, "source">;
+
+/** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
+export interface KirimbayarModuleOptions {
+  /** API clients to make injectable by class, e.g. `qris: { apiKey, baseUrl }` provides `QrisClient`. */
+  clients?: KirimbayarClientsOptions;
+  /** Webhook sources to receive. Each needs at least one decorated handler method and a verification step. */
+  webhooks?: {
+    qris?: WebhookSourceConfig<"qris">;
+    payment?: WebhookSourceConfig<"payment">;
+    orders?: WebhookSourceConfig<"orders">;
+    /** One path segment per source under `webhookPath`. Defaults: `qris`, `payment`, `orders`. */
+    paths?: Partial<Record<WebhookSource, string>>;
+  };
+}
+
+/** Options read when the module is defined, before any async factory runs. */
+export interface KirimbayarModuleExtras {
+  /** Make the clients injectable in every module without importing `KirimbayarModule` there. Default `false`. */
+  isGlobal?: boolean;
+  /** Route prefix of the webhook controller; default `"webhooks"` (so `POST /webhooks/qris`). */
+  webhookPath?: string;
+  /**
+   * `forRootAsync()` only: the clients to provide, since their options are known only after the factory runs.
+   * `forRoot()` provides exactly the clients configured in `clients`.
+   */
+  provideClients?: readonly KirimbayarClientName[];
+}

@@ -1,0 +1,8 @@
+/** Injection token of the webhook receivers built from the module options (see `WebhookRoutes`). */
+export const KIRIMBAYAR_WEBHOOK_ROUTES = Symbol("kirimbayar:webhook-routes");
+
+/** Injection token of every configured API client, by name. */
+export const KIRIMBAYAR_CLIENTS = Symbol("kirimbayar:clients");
+
+/** Metadata key under which the handler decorators record their bindings on a method. */
+export const KIRIMBAYAR_HANDLER_BINDINGS = "kirimbayar:handler-bindings";

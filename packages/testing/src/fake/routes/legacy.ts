@@ -1,0 +1,65 @@
+import { PRO_WAYBILL_COURIERS } from "../../data/couriers.js";
+import { rajaOngkirBody, rajaOngkirError } from "../../fixtures/envelopes.js";
+import {
+  LEGACY_MESSAGES,
+  legacyCities,
+  legacyCost,
+  legacyCurrency,
+  legacyInternationalCost,
+  legacyInternationalDestinations,
+  legacyInternationalOrigins,
+  legacyProvinces,
+  legacySubdistricts,
+} from "../../fixtures/legacy.js";
+import { waybillResult } from "../../fixtures/waybill.js";
+import { type FakeApp, type FakeContext, readParams, type World } from "../world.js";
+
+const SECRET_PARAMS = new Set(["key", "android-key", "ios-key"]);
+
+/** Request parameters without the keys, echoed as `query` (never echo a secret). */
+async function query(c: FakeContext): Promise<Record<string, string>> {
+  const params = await readParams(c);
+  return Object.fromEntries(
+    Object.entries(params)
+      .filter(([name, value]) => !SECRET_PARAMS.has(name) && typeof value === "string")
+      .map(([name, value]) => [name, String(value)]),
+  );
+}
+
+/** Answers with the status code inside the wrapper, which is also the HTTP status. */
+function reply(c: FakeContext, body: { rajaongkir: { status: { code: number } } }) {
+  return c.json(body, body.rajaongkir.status.code as 200);
+}
+
+/** Pro interface (`/api/...`) and Starter interface (`/starter/...`): `{ rajaongkir: ... }` bodies. */
+export function legacyRoutes(app: FakeApp, world: World): void {
+  const both = (path: string, handler: (c: FakeContext) => Promise<Response>) => {
+    app.get(path, handler);
+    app.post(path, handler);
+  };
+
+  both("/api/province", async (c) => reply(c, legacyProvinces(await query(c))));
+  both("/api/city", async (c) => reply(c, legacyCities(await query(c))));
+  both("/api/subdistrict", async (c) => reply(c, legacySubdistricts(await query(c))));
+  both("/api/currency", async (c) => reply(c, legacyCurrency(world.clock.now())));
+  app.post("/api/cost", async (c) => reply(c, legacyCost(await query(c), "pro")));
+  both("/api/v2/internationalOrigin", async (c) => reply(c, legacyInternationalOrigins(await query(c))));
+  both("/api/v2/internationalDestination", async (c) => reply(c, legacyInternationalDestinations(await query(c))));
+  app.post("/api/v2/internationalCost", async (c) => reply(c, legacyInternationalCost(await query(c))));
+
+  app.post("/api/waybill", async (c) => {
+    const params = await query(c);
+    const waybill = params.waybill?.trim() ?? "";
+    const courier = params.courier?.trim().toLowerCase() ?? "";
+    if (!waybill) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("waybill"), params));
+    if (!courier) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("courier"), params));
+    if (!PRO_WAYBILL_COURIERS.includes(courier)) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
+    const order = world.orders.findByWaybill(waybill, courier);
+    if (!order) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidWaybill, params));
+    return reply(c, rajaOngkirBody(params, { result: waybillResult(order.shipment) }));
+  });
+
+  both("/starter/province", async (c) => reply(c, legacyProvinces(await query(c))));
+  both("/starter/city", async (c) => reply(c, legacyCities(await query(c))));
+  app.post("/starter/cost", async (c) => reply(c, legacyCost(await query(c), "starter")));
+}

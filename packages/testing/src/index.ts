@@ -1,2 +1,0 @@
-/** Name of this package, for diagnostics. */
-export const packageName = "@kirimbayar/testing";

@@ -1,0 +1,12 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  // One table of webhook deliveries run against the Express, Hono and NestJS adapters (and a real Redis).
+  test: {
+    name: "conformance",
+    include: ["test/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
