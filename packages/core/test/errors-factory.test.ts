@@ -37,10 +37,29 @@ describe("createApiError", () => {
   it.each([
     ["401", 401, { message: "Unauthorized" }, AuthenticationError],
     ["403", 403, {}, AuthenticationError],
-    ["Indonesian invalid key on HTTP 400 (Pro/Starter)", 400, { rajaongkir: { status: { code: 400, description: "Invalid key. API key tidak ditemukan di database RajaOngkir." } } }, AuthenticationError],
+    [
+      "Indonesian invalid key on HTTP 400 (Pro/Starter)",
+      400,
+      {
+        rajaongkir: {
+          status: { code: 400, description: "Invalid key. API key tidak ditemukan di database RajaOngkir." },
+        },
+      },
+      AuthenticationError,
+    ],
     ["429", 429, { message: "Too many" }, RateLimitError],
-    ["404", 404, { meta: { code: 404, status: "error", message: "Domestic Destinations Data not found" }, data: null }, NotFoundError],
-    ["404 in a 200 body", 200, { meta: { code: 404, status: "error", message: "International Destinations Data not found" }, data: null }, NotFoundError],
+    [
+      "404",
+      404,
+      { meta: { code: 404, status: "error", message: "Domestic Destinations Data not found" }, data: null },
+      NotFoundError,
+    ],
+    [
+      "404 in a 200 body",
+      200,
+      { meta: { code: 404, status: "error", message: "International Destinations Data not found" }, data: null },
+      NotFoundError,
+    ],
     ["422", 422, { meta: { code: 422, status: "error", message: "Parameter Missing" }, data: null }, ApiError],
     ["500", 500, { meta: { code: 500, status: "error", message: "" }, data: null }, ApiError],
     ["success:false", 200, { success: false, message: "Bad amount" }, ApiError],
@@ -52,7 +71,9 @@ describe("createApiError", () => {
   });
 
   it("puts status, provider code and message, and retryability on the error", () => {
-    const error = createApiError(context(400, { meta: { code: 422, status: "error", message: "Invalid Courier" }, data: null }));
+    const error = createApiError(
+      context(400, { meta: { code: 422, status: "error", message: "Invalid Courier" }, data: null }),
+    );
     expect(error.status).toBe(400);
     expect(error.providerCode).toBe(422);
     expect(error.providerMessage).toBe("Invalid Courier");
@@ -63,11 +84,15 @@ describe("createApiError", () => {
   });
 
   it("fills RateLimitError from Retry-After or X-RateLimit-Reset", () => {
-    const fromRetryAfter = createApiError(context(429, {}, { "Retry-After": "12", "X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "0" })) as RateLimitError;
+    const fromRetryAfter = createApiError(
+      context(429, {}, { "Retry-After": "12", "X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "0" }),
+    ) as RateLimitError;
     expect(fromRetryAfter.retryAfterMs).toBe(12_000);
     expect(fromRetryAfter.limit).toBe(100);
     expect(fromRetryAfter.remaining).toBe(0);
-    const fromReset = createApiError(context(429, {}, { "X-RateLimit-Reset": String(NOW / 1000 + 30) })) as RateLimitError;
+    const fromReset = createApiError(
+      context(429, {}, { "X-RateLimit-Reset": String(NOW / 1000 + 30) }),
+    ) as RateLimitError;
     expect(fromReset.retryAfterMs).toBe(30_000);
     expect(fromReset.reset).toEqual(new Date(NOW + 30_000));
     expect(fromReset.toJSON()).toMatchObject({ code: "rate_limited", retryAfterMs: 30_000, status: 429 });
@@ -76,12 +101,19 @@ describe("createApiError", () => {
   it("lets a mapper choose the class, comparing messages case-insensitively", () => {
     const mapper = (ctx: ErrorContext, details: ConstructorParameters<typeof ApiError>[1]) => {
       if (messageIncludes(ctx.outcome.message, "missing param")) return new MissingParameterError("missing", details);
-      if (ctx.effectiveStatus === 400 && messageIncludes(ctx.outcome.message, "NOT FOUND")) return new NoCourierServiceError("none", details);
+      if (ctx.effectiveStatus === 400 && messageIncludes(ctx.outcome.message, "NOT FOUND"))
+        return new NoCourierServiceError("none", details);
       return undefined;
     };
-    const missing = createApiError(context(400, { meta: { code: 400, status: "error", message: "MISSING PARAMS" } }), mapper);
+    const missing = createApiError(
+      context(400, { meta: { code: 400, status: "error", message: "MISSING PARAMS" } }),
+      mapper,
+    );
     expect(missing).toBeInstanceOf(MissingParameterError);
-    const none = createApiError(context(400, { meta: { code: 400, status: "error", message: "Calculate Domestic Shipping Cost not found" } }), mapper);
+    const none = createApiError(
+      context(400, { meta: { code: 400, status: "error", message: "Calculate Domestic Shipping Cost not found" } }),
+      mapper,
+    );
     expect(none).toBeInstanceOf(NoCourierServiceError);
     expect(none).toBeInstanceOf(NotFoundError);
     expect(none.retryable).toBe(false);

@@ -38,9 +38,18 @@ const expectNoLeakIn = (outcome: unknown) => {
 
 // Provider answers that echo the key back in every place it could appear.
 const echoing = [
-  json({ meta: { code: 401, status: "error", message: `key ${SENTINEL_KEY} invalid` }, data: { key: SENTINEL_KEY } }, 401),
-  json({ success: false, message: `bad key ${encodeURIComponent(SENTINEL_KEY)}`, echo: { "x-api-key": SENTINEL_KEY } }, 400),
-  json({ rajaongkir: { query: { key: SENTINEL_KEY }, status: { code: 400, description: `Invalid key ${SENTINEL_KEY}` } } }, 400),
+  json(
+    { meta: { code: 401, status: "error", message: `key ${SENTINEL_KEY} invalid` }, data: { key: SENTINEL_KEY } },
+    401,
+  ),
+  json(
+    { success: false, message: `bad key ${encodeURIComponent(SENTINEL_KEY)}`, echo: { "x-api-key": SENTINEL_KEY } },
+    400,
+  ),
+  json(
+    { rajaongkir: { query: { key: SENTINEL_KEY }, status: { code: 400, description: `Invalid key ${SENTINEL_KEY}` } } },
+    400,
+  ),
   json({ error_code: "E42", message: `rate ${SENTINEL_KEY}` }, 429, { "Retry-After": "999" }),
   json({ meta: { code: 500, status: "error", message: SENTINEL_KEY } }, 500),
   new Response(`<html>${SENTINEL_KEY}</html>`, { status: 200 }),
@@ -68,31 +77,44 @@ const createInput = {
 };
 
 describe("a sentinel API key never leaks", () => {
-  it.each(echoing.map((answer, index) => [index, answer] as const))("through errors of every operation (answer %i)", async (_, answer) => {
-    const { payments, qris, orders } = clients(scriptedFetch(answer));
-    const calls = [
-      () => payments.listMethods(),
-      () => payments.createPayment(createInput),
-      () => payments.getPaymentStatus("KPAY-1"),
-      () => payments.cancelPayment({ payment_id: "KPAY-1" }),
-      () => qris.generateQris({ qris_id: 1, amount: 1000, output_type: "string" }),
-      () => qris.getQrisPaymentStatus("h1"),
-      () => qris.uploadQris({ name: "T", qris_image: new Uint8Array([0xff, 0xd8, 0xff, 0xe0]) }),
-      () => orders.registerWebhook({ url: "https://shop.example.id/h" }),
-    ];
-    for (const call of calls) expectNoLeakIn(await call().catch((e: unknown) => e));
-  });
+  it.each(echoing.map((answer, index) => [index, answer] as const))(
+    "through errors of every operation (answer %i)",
+    async (_, answer) => {
+      const { payments, qris, orders } = clients(scriptedFetch(answer));
+      const calls = [
+        () => payments.listMethods(),
+        () => payments.createPayment(createInput),
+        () => payments.getPaymentStatus("KPAY-1"),
+        () => payments.cancelPayment({ payment_id: "KPAY-1" }),
+        () => qris.generateQris({ qris_id: 1, amount: 1000, output_type: "string" }),
+        () => qris.getQrisPaymentStatus("h1"),
+        () => qris.uploadQris({ name: "T", qris_image: new Uint8Array([0xff, 0xd8, 0xff, 0xe0]) }),
+        () => orders.registerWebhook({ url: "https://shop.example.id/h" }),
+      ];
+      for (const call of calls) expectNoLeakIn(await call().catch((e: unknown) => e));
+    },
+  );
 
   it("nor does the callback key of a create, whatever the provider echoes", async () => {
     for (const status of [200, 400, 422, 500]) {
-      const echo = json({ meta: { code: status, status: "error", message: `callback ${CALLBACK_SECRET}` }, data: { callback_api_key: CALLBACK_SECRET, other: CALLBACK_SECRET } }, status);
-      const error = await clients(scriptedFetch(echo)).payments.createPayment(createInput).catch((e: unknown) => e);
+      const echo = json(
+        {
+          meta: { code: status, status: "error", message: `callback ${CALLBACK_SECRET}` },
+          data: { callback_api_key: CALLBACK_SECRET, other: CALLBACK_SECRET },
+        },
+        status,
+      );
+      const error = await clients(scriptedFetch(echo))
+        .payments.createPayment(createInput)
+        .catch((e: unknown) => e);
       expectNoLeak(error, /CB-SECRET/);
     }
   });
 
   it("through results that echo it", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 200, status: "success", message: SENTINEL_KEY }, data: [{ key: SENTINEL_KEY }] }));
+    const fetch = scriptedFetch(
+      json({ meta: { code: 200, status: "success", message: SENTINEL_KEY }, data: [{ key: SENTINEL_KEY }] }),
+    );
     const result = await clients(fetch).payments.listMethods();
     expect(JSON.stringify(result.raw)).not.toMatch(LEAK);
     expect(result.rawBody).not.toMatch(LEAK);
@@ -100,16 +122,27 @@ describe("a sentinel API key never leaks", () => {
   });
 
   it("through timeouts and aborts", async () => {
-    const payments = new PaymentGatewayClient({ apiKey: SENTINEL_KEY, baseUrl: BASE, fetch: hangingFetch, maxRetries: 0 });
+    const payments = new PaymentGatewayClient({
+      apiKey: SENTINEL_KEY,
+      baseUrl: BASE,
+      fetch: hangingFetch,
+      maxRetries: 0,
+    });
     expectNoLeak(await payments.listMethods({ timeoutMs: 5 }).catch((e: unknown) => e));
     expectNoLeak(await payments.listMethods({ signal: AbortSignal.abort() }).catch((e: unknown) => e));
   });
 
   it("through validation and configuration errors", async () => {
     const { payments, qris, orders } = clients(scriptedFetch(json({})));
-    expectNoLeak(await payments.createPayment({ ...createInput, amount: 1, callback_url: "nope" }).catch((e: unknown) => e));
-    expectNoLeak(await payments.createPayment({ ...createInput, customer: SENTINEL_KEY } as never).catch((e: unknown) => e));
-    expectNoLeak(await qris.generateQris({ qris_id: SENTINEL_KEY, amount: SENTINEL_KEY } as never).catch((e: unknown) => e));
+    expectNoLeak(
+      await payments.createPayment({ ...createInput, amount: 1, callback_url: "nope" }).catch((e: unknown) => e),
+    );
+    expectNoLeak(
+      await payments.createPayment({ ...createInput, customer: SENTINEL_KEY } as never).catch((e: unknown) => e),
+    );
+    expectNoLeak(
+      await qris.generateQris({ qris_id: SENTINEL_KEY, amount: SENTINEL_KEY } as never).catch((e: unknown) => e),
+    );
     expectNoLeak(await orders.registerWebhook({ url: SENTINEL_KEY }).catch((e: unknown) => e));
     const config = (apiKey: string, baseUrl = BASE) => {
       try {

@@ -4,9 +4,10 @@ import { Transport } from "../src/http/transport.js";
 import { json, SENTINEL_KEY, scriptedFetch } from "./http-support.js";
 
 const build = (options: Record<string, unknown>) =>
-  new Transport({ apiKey: "k", baseUrl: "https://api.example.id", fetch: scriptedFetch(json({})), ...options } as never, [
-    { in: "header", name: "X-API-Key", option: "apiKey", value: (options.apiKey as string | undefined) ?? "k" },
-  ]);
+  new Transport(
+    { apiKey: "k", baseUrl: "https://api.example.id", fetch: scriptedFetch(json({})), ...options } as never,
+    [{ in: "header", name: "X-API-Key", option: "apiKey", value: (options.apiKey as string | undefined) ?? "k" }],
+  );
 
 const configError = (fn: () => unknown): ConfigurationError => {
   try {
@@ -74,8 +75,12 @@ describe("apiKey", () => {
       { in: "header" as const, name: "key", option: "apiKey", value: "k" },
       { in: "param" as const, name: "android-key", option: "androidKey", value, optional: true },
     ];
-    expect(() => new Transport({ apiKey: "k", baseUrl: "https://x.id", fetch: scriptedFetch() }, spec(undefined))).not.toThrow();
-    const error = configError(() => new Transport({ apiKey: "k", baseUrl: "https://x.id", fetch: scriptedFetch() }, spec("a b")));
+    expect(
+      () => new Transport({ apiKey: "k", baseUrl: "https://x.id", fetch: scriptedFetch() }, spec(undefined)),
+    ).not.toThrow();
+    const error = configError(
+      () => new Transport({ apiKey: "k", baseUrl: "https://x.id", fetch: scriptedFetch() }, spec("a b")),
+    );
     expect(error.option).toBe("androidKey");
   });
 });

@@ -49,7 +49,9 @@ describe("parseProviderTime", () => {
 describe("rate-limit headers", () => {
   it("parses limit, remaining and reset; undefined when absent", () => {
     expect(parseRateLimit(new Headers(), NOW)).toBeUndefined();
-    expect(parseRateLimit(new Headers({ "x-ratelimit-limit": "abc", "x-ratelimit-remaining": "4" }), NOW)).toEqual({ remaining: 4 });
+    expect(parseRateLimit(new Headers({ "x-ratelimit-limit": "abc", "x-ratelimit-remaining": "4" }), NOW)).toEqual({
+      remaining: 4,
+    });
     expect(parseRateLimit(new Headers({ "x-ratelimit-reset": "garbage" }), NOW)).toEqual({ resetRaw: "garbage" });
   });
 
@@ -84,7 +86,9 @@ describe("redaction", () => {
   });
 
   it("replaces secret-named fields and secret values deep in JSON", () => {
-    expect(redactor.value({ query: { key: "anything", id: "1" }, list: ["x s3cr3t/key+1"], n: 1, "android-key": "" })).toEqual({
+    expect(
+      redactor.value({ query: { key: "anything", id: "1" }, list: ["x s3cr3t/key+1"], n: 1, "android-key": "" }),
+    ).toEqual({
       query: { key: REDACTED, id: "1" },
       list: [`x ${REDACTED}`],
       n: 1,

@@ -15,13 +15,27 @@ const read: OperationRequest<unknown> = {
   envelope: "none",
   schema: z.unknown(),
 };
-const write: OperationRequest<unknown> = { ...read, operation: "write", method: "POST", idempotent: false, body: { json: {} } };
+const write: OperationRequest<unknown> = {
+  ...read,
+  operation: "write",
+  method: "POST",
+  idempotent: false,
+  body: { json: {} },
+};
 
 const setup = (fetch: Parameters<typeof scriptedFetch>[0][] | ReturnType<typeof scriptedFetch>, extra = {}) => {
   const time = fakeTime();
   const fetchImpl = Array.isArray(fetch) ? scriptedFetch(...fetch) : fetch;
   const transport = new Transport(
-    { apiKey: "test-key-123", baseUrl: "https://x.id", fetch: fetchImpl, clock: time.clock, sleep: time.sleep, random: () => 0.5, ...extra },
+    {
+      apiKey: "test-key-123",
+      baseUrl: "https://x.id",
+      fetch: fetchImpl,
+      clock: time.clock,
+      sleep: time.sleep,
+      random: () => 0.5,
+      ...extra,
+    },
     [{ in: "header", name: "X-API-Key", option: "apiKey", value: "test-key-123" }],
   );
   return { time, fetch: fetchImpl, transport };
@@ -99,7 +113,10 @@ describe("reads are retried", () => {
   });
 
   it("retries a 5xx signalled only in the body", async () => {
-    const { fetch, transport } = setup([json({ meta: { code: 500, status: "error", message: "" }, data: null }), json({})]);
+    const { fetch, transport } = setup([
+      json({ meta: { code: 500, status: "error", message: "" }, data: null }),
+      json({}),
+    ]);
     await transport.request(read);
     expect(fetch.calls).toHaveLength(2);
   });
@@ -158,7 +175,9 @@ describe("timeouts and aborts", () => {
       return hangingFetch(call.url, { signal: call.signal ?? null });
     });
     const { transport } = setup(fetch);
-    const error = (await transport.request(read, { signal: controller.signal }).catch((e: unknown) => e)) as RequestAbortedError;
+    const error = (await transport
+      .request(read, { signal: controller.signal })
+      .catch((e: unknown) => e)) as RequestAbortedError;
     expect(error).toBeInstanceOf(RequestAbortedError);
     expect((error.cause as Error).message).toBe("user left");
     expect(fetch.calls).toHaveLength(1);
@@ -186,7 +205,8 @@ describe("timeouts and aborts", () => {
 describe("retryDelayMs", () => {
   it("caps the backoff ceiling and scales with random()", () => {
     const err = new ConnectionError("x", { method: "GET", path: "/" });
-    const at = (attempt: number, random: number) => retryDelayMs(err, attempt, { now: 0, random: () => random, maxRetryDelayMs: 60_000 });
+    const at = (attempt: number, random: number) =>
+      retryDelayMs(err, attempt, { now: 0, random: () => random, maxRetryDelayMs: 60_000 });
     expect(at(0, 0)).toBe(0);
     expect(at(0, 0.999)).toBe(499);
     expect(at(3, 0.5)).toBe(2000);

@@ -101,8 +101,12 @@ describe("request encoding", () => {
 
 describe("envelopes and parsing", () => {
   it("unwraps { meta, data }", async () => {
-    const fetch = scriptedFetch(json({ meta: { message: "Success", code: 200, status: "success" }, data: [{ id: 1 }] }));
-    const result = await headerKey(fetch).request(op({ envelope: "meta", schema: z.array(z.looseObject({ id: z.number() })) }));
+    const fetch = scriptedFetch(
+      json({ meta: { message: "Success", code: 200, status: "success" }, data: [{ id: 1 }] }),
+    );
+    const result = await headerKey(fetch).request(
+      op({ envelope: "meta", schema: z.array(z.looseObject({ id: z.number() })) }),
+    );
     expect(result.data).toEqual([{ id: 1 }]);
     expect(result.message).toBe("Success");
     expect(result.code).toBe(200);
@@ -112,7 +116,9 @@ describe("envelopes and parsing", () => {
 
   it("unwraps { success, message, data }", async () => {
     const fetch = scriptedFetch(json({ success: true, message: "QRIS generated", data: { history_id: "h1" } }));
-    const result = await headerKey(fetch).request(op({ envelope: "success", schema: z.looseObject({ history_id: z.string() }) }));
+    const result = await headerKey(fetch).request(
+      op({ envelope: "success", schema: z.looseObject({ history_id: z.string() }) }),
+    );
     expect(result.data).toEqual({ history_id: "h1" });
     expect(result.message).toBe("QRIS generated");
     expect(result.code).toBeUndefined();
@@ -128,13 +134,18 @@ describe("envelopes and parsing", () => {
 
   it("keeps unknown fields with loose schemas and exposes the raw body", async () => {
     const fetch = scriptedFetch(json({ success: true, message: "", data: { id: 1, brand_new: "x" } }));
-    const result = await headerKey(fetch).request(op({ envelope: "success", schema: z.looseObject({ id: z.number() }) }));
+    const result = await headerKey(fetch).request(
+      op({ envelope: "success", schema: z.looseObject({ id: z.number() }) }),
+    );
     expect(result.data).toEqual({ id: 1, brand_new: "x" });
     expect(result.rawBody).toBe(JSON.stringify({ success: true, message: "", data: { id: 1, brand_new: "x" } }));
   });
 
   it("throws ResponseValidationError with the raw body when the envelope or schema does not match", async () => {
-    const fetch = scriptedFetch(new Response("<html>oops</html>", { status: 200 }), json({ data: { id: "x" }, success: true }));
+    const fetch = scriptedFetch(
+      new Response("<html>oops</html>", { status: 200 }),
+      json({ data: { id: "x" }, success: true }),
+    );
     const transport = headerKey(fetch);
     const first = await transport.request(op({ envelope: "meta" })).catch((e: unknown) => e);
     expect(first).toBeInstanceOf(ResponseValidationError);
@@ -150,14 +161,23 @@ describe("envelopes and parsing", () => {
       json({}, 200, { "X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "7", "X-RateLimit-Reset": "1767225600" }),
     );
     const { rateLimit } = await headerKey(fetch).request(op());
-    expect(rateLimit).toEqual({ limit: 100, remaining: 7, reset: new Date("2026-01-01T00:00:00Z"), resetRaw: "1767225600" });
+    expect(rateLimit).toEqual({
+      limit: 100,
+      remaining: 7,
+      reset: new Date("2026-01-01T00:00:00Z"),
+      resetRaw: "1767225600",
+    });
   });
 });
 
 describe("errors from status and body", () => {
   it("maps HTTP 401 to AuthenticationError naming the header", async () => {
-    const fetch = scriptedFetch(json({ message: "Unauthorized" }, 401, { "X-RateLimit-Remaining": "3", "x-request-id": "r-1" }));
-    const error = (await headerKey(fetch).request(op()).catch((e: unknown) => e)) as AuthenticationError;
+    const fetch = scriptedFetch(
+      json({ message: "Unauthorized" }, 401, { "X-RateLimit-Remaining": "3", "x-request-id": "r-1" }),
+    );
+    const error = (await headerKey(fetch)
+      .request(op())
+      .catch((e: unknown) => e)) as AuthenticationError;
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.credential).toBe("header X-API-Key");
     expect(error.message).toContain("header X-API-Key");
@@ -171,7 +191,9 @@ describe("errors from status and body", () => {
 
   it("maps an error signalled only in a 200 body", async () => {
     const fetch = scriptedFetch(json({ meta: { message: "Data not found", code: 404, status: "error" }, data: null }));
-    const error = (await headerKey(fetch).request(op({ envelope: "meta" })).catch((e: unknown) => e)) as NotFoundError;
+    const error = (await headerKey(fetch)
+      .request(op({ envelope: "meta" }))
+      .catch((e: unknown) => e)) as NotFoundError;
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.status).toBe(200);
     expect(error.providerCode).toBe(404);
@@ -192,7 +214,9 @@ describe("errors from status and body", () => {
     class Custom extends ApiError {}
     const fetch = scriptedFetch(json({ meta: { message: "Invalid Courier", code: 422, status: "error" } }, 422));
     const error = await headerKey(fetch)
-      .request(op({ mapError: (ctx, details) => (ctx.effectiveStatus === 422 ? new Custom("custom", details) : undefined) }))
+      .request(
+        op({ mapError: (ctx, details) => (ctx.effectiveStatus === 422 ? new Custom("custom", details) : undefined) }),
+      )
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Custom);
     expect((error as Custom).providerMessage).toBe("Invalid Courier");

@@ -10,7 +10,14 @@ const KEY = "pay-key-0123456789";
 
 const client = (fetch: ReturnType<typeof scriptedFetch>, extra = {}) => {
   const time = fakeTime();
-  return new PaymentGatewayClient({ apiKey: KEY, baseUrl: BASE, fetch, clock: time.clock, sleep: time.sleep, ...extra });
+  return new PaymentGatewayClient({
+    apiKey: KEY,
+    baseUrl: BASE,
+    fetch,
+    clock: time.clock,
+    sleep: time.sleep,
+    ...extra,
+  });
 };
 
 const validInput = (): CreatePaymentInput => ({
@@ -50,8 +57,23 @@ describe("listMethods", () => {
         {
           meta: { message: "Success", code: 200, status: "success" },
           data: [
-            { payment_type: "va", display_name: "BCA Virtual Account", bank_code: "BCA", logo_url: "https://x/bca.png", min_amount: 10000, max_amount: "50000000", currency: "IDR" },
-            { payment_type: "qris", display_name: "QRIS", bank_code: "", min_amount: 1000, max_amount: 10000000, currency: "IDR" },
+            {
+              payment_type: "va",
+              display_name: "BCA Virtual Account",
+              bank_code: "BCA",
+              logo_url: "https://x/bca.png",
+              min_amount: 10000,
+              max_amount: "50000000",
+              currency: "IDR",
+            },
+            {
+              payment_type: "qris",
+              display_name: "QRIS",
+              bank_code: "",
+              min_amount: 1000,
+              max_amount: 10000000,
+              currency: "IDR",
+            },
             { payment_type: "ewallet", display_name: "New thing" },
           ],
         },
@@ -91,7 +113,9 @@ describe("createPayment", () => {
   });
 
   it("accepts payment_type qris without channel_code", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 200, status: "success" }, data: { payment_id: "K2", qr_string: "000201" } }));
+    const fetch = scriptedFetch(
+      json({ meta: { code: 200, status: "success" }, data: { payment_id: "K2", qr_string: "000201" } }),
+    );
     const { channel_code: _, ...input } = validInput();
     const result = await client(fetch).createPayment({ ...input, payment_type: "qris" });
     expect(JSON.parse(fetch.calls[0]?.body as string)).not.toHaveProperty("channel_code");
@@ -105,7 +129,10 @@ describe("createPayment", () => {
       payment_type: "bank_transfer",
       amount: 9_999.5,
       customer: { name: "", email: "not-an-email", phone: "0812" },
-      items: [{ name: "Kopi", quantity: 0, price: -1 }, { name: "Teh", quantity: 1.5, price: 1.25 }],
+      items: [
+        { name: "Kopi", quantity: 0, price: -1 },
+        { name: "Teh", quantity: 1.5, price: 1.25 },
+      ],
       expiry_duration: 3599,
       callback_url: "ftp://shop.example.id/cb",
       callback_API_KEY: "x",
@@ -141,7 +168,9 @@ describe("createPayment", () => {
   it("requires callback_api_key with callback_url, and rejects items missing or empty", async () => {
     const fetch = scriptedFetch(json(created));
     const { callback_api_key: _, ...noKey } = validInput();
-    const error = (await client(fetch).createPayment(noKey).catch((e: unknown) => e)) as RequestValidationError;
+    const error = (await client(fetch)
+      .createPayment(noKey)
+      .catch((e: unknown) => e)) as RequestValidationError;
     expect(error.issues).toEqual([{ path: "callback_api_key", message: "is required when callback_url is given" }]);
     const empty = (await client(fetch)
       .createPayment({ ...validInput(), items: [] })
@@ -151,8 +180,13 @@ describe("createPayment", () => {
   });
 
   it("is not retried after a 503", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 503, status: "error", message: "Service Unavailable" } }, 503), json(created));
-    const error = (await client(fetch, { maxRetries: 5 }).createPayment(validInput()).catch((e: unknown) => e)) as ApiError;
+    const fetch = scriptedFetch(
+      json({ meta: { code: 503, status: "error", message: "Service Unavailable" } }, 503),
+      json(created),
+    );
+    const error = (await client(fetch, { maxRetries: 5 })
+      .createPayment(validInput())
+      .catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(503);
     expect(error.retryable).toBe(true);
@@ -161,9 +195,17 @@ describe("createPayment", () => {
 
   it("redacts the callback key from an echoed error body", async () => {
     const fetch = scriptedFetch(
-      json({ meta: { code: 422, status: "error", message: "bad callback cb-key-abcdef" }, data: { callback_api_key: "cb-key-abcdef" } }, 422),
+      json(
+        {
+          meta: { code: 422, status: "error", message: "bad callback cb-key-abcdef" },
+          data: { callback_api_key: "cb-key-abcdef" },
+        },
+        422,
+      ),
     );
-    const error = (await client(fetch).createPayment(validInput()).catch((e: unknown) => e)) as ApiError;
+    const error = (await client(fetch)
+      .createPayment(validInput())
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.rawBody).not.toContain("cb-key-abcdef");
     expect(error.message).not.toContain("cb-key-abcdef");
     expect(JSON.stringify(error.body)).not.toContain("cb-key-abcdef");
@@ -184,7 +226,9 @@ describe("getPaymentStatus", () => {
   });
 
   it("keeps unknown statuses (open enum)", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 200, status: "success" }, data: { payment_id: 77, status: "REFUNDED" } }));
+    const fetch = scriptedFetch(
+      json({ meta: { code: 200, status: "success" }, data: { payment_id: 77, status: "REFUNDED" } }),
+    );
     const { data } = await client(fetch).getPaymentStatus("77");
     expect(data.status).toBe("REFUNDED");
     expect(data.payment_id).toBe(77);
@@ -199,7 +243,12 @@ describe("getPaymentStatus", () => {
 
 describe("cancelPayment", () => {
   it("POSTs { payment_id, reason } once", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 200, status: "success", message: "Payment canceled" }, data: { payment_id: "KPAY-1", status: "CANCELED" } }));
+    const fetch = scriptedFetch(
+      json({
+        meta: { code: 200, status: "success", message: "Payment canceled" },
+        data: { payment_id: "KPAY-1", status: "CANCELED" },
+      }),
+    );
     const result = await client(fetch).cancelPayment({ payment_id: "KPAY-1", reason: "out of stock" });
     const call = fetch.calls[0]!;
     expect(call.method).toBe("POST");
@@ -216,8 +265,12 @@ describe("cancelPayment", () => {
   });
 
   it("maps an only-PENDING refusal to ApiError without retrying", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 400, status: "error", message: "Only PENDING payment can be canceled" }, data: null }, 400));
-    const error = (await client(fetch).cancelPayment({ payment_id: "KPAY-1" }).catch((e: unknown) => e)) as ApiError;
+    const fetch = scriptedFetch(
+      json({ meta: { code: 400, status: "error", message: "Only PENDING payment can be canceled" }, data: null }, 400),
+    );
+    const error = (await client(fetch)
+      .cancelPayment({ payment_id: "KPAY-1" })
+      .catch((e: unknown) => e)) as ApiError;
     expect(error.constructor).toBe(ApiError);
     expect(error.providerMessage).toBe("Only PENDING payment can be canceled");
     expect(fetch.calls).toHaveLength(1);
@@ -227,14 +280,18 @@ describe("cancelPayment", () => {
 describe("authentication errors (spec error table: 401)", () => {
   it("maps 401 to AuthenticationError naming X-API-Key", async () => {
     const fetch = scriptedFetch(json({ success: false, message: "Unauthorized" }, 401));
-    const error = (await client(fetch).listMethods().catch((e: unknown) => e)) as AuthenticationError;
+    const error = (await client(fetch)
+      .listMethods()
+      .catch((e: unknown) => e)) as AuthenticationError;
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.credential).toBe("header X-API-Key");
     expect(fetch.calls).toHaveLength(1);
   });
 
   it("recognises an invalid key reported with another status", async () => {
-    const fetch = scriptedFetch(json({ meta: { code: 400, status: "error", message: "Invalid API Key" }, data: null }, 400));
+    const fetch = scriptedFetch(
+      json({ meta: { code: 400, status: "error", message: "Invalid API Key" }, data: null }, 400),
+    );
     await expect(client(fetch).listMethods()).rejects.toBeInstanceOf(AuthenticationError);
   });
 });

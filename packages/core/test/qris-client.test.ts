@@ -18,7 +18,8 @@ const generated = {
   message: "QRIS generated successfully",
   data: {
     history_id: "5b0c6a8e-2f7a-4a53-9a55-5d0f1f7c6e11",
-    qris_string: "00020101021226670016COM.NOBUBANK.WWW0118936005030000000000520454995303360540610000153037802ID6304ABCD",
+    qris_string:
+      "00020101021226670016COM.NOBUBANK.WWW0118936005030000000000520454995303360540610000153037802ID6304ABCD",
     original_amount: 100_000,
     final_amount: 100_001,
     payment_status: "unpaid",
@@ -32,13 +33,20 @@ const JPEG = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46]);
 describe("generateQris", () => {
   it("POSTs the JSON body to the spec path with X-API-Key and unwraps { success, message, data }", async () => {
     const fetch = scriptedFetch(json(generated));
-    const result = await client(fetch).generateQris({ qris_id: 12, amount: 100_000, output_type: "string", unique_amount: true });
+    const result = await client(fetch).generateQris({
+      qris_id: 12,
+      amount: 100_000,
+      output_type: "string",
+      unique_amount: true,
+    });
     const call = fetch.calls[0]!;
     expect(call.method).toBe("POST");
     expect(call.url.href).toBe(`${BASE}/user/api/v1/qr/generate-qris`);
     expect(call.headers.get("x-api-key")).toBe(KEY);
     expect(call.headers.get("content-type")).toBe("application/json");
-    expect(call.body).toBe(JSON.stringify({ qris_id: 12, amount: 100_000, output_type: "string", unique_amount: true }));
+    expect(call.body).toBe(
+      JSON.stringify({ qris_id: 12, amount: 100_000, output_type: "string", unique_amount: true }),
+    );
     expect(result.data.final_amount).toBe(100_001);
     expect(result.data.payment_status).toBe("unpaid");
     expect(result.data.expiry_time).toBe("2026-05-01 10:15:00");
@@ -59,7 +67,11 @@ describe("generateQris", () => {
 
   it("uses the qrisly path through the paths option", async () => {
     const fetch = scriptedFetch(json(generated));
-    await client(fetch, { paths: { generateQris: QRISLY_GENERATE_PATH } }).generateQris({ qris_id: 1, amount: 1000, output_type: "string" });
+    await client(fetch, { paths: { generateQris: QRISLY_GENERATE_PATH } }).generateQris({
+      qris_id: 1,
+      amount: 1000,
+      output_type: "string",
+    });
     expect(fetch.calls[0]?.url.pathname).toBe("/user/api/v1/qrisly/generate-qris");
   });
 
@@ -67,11 +79,20 @@ describe("generateQris", () => {
     const fetch = scriptedFetch(json(generated));
     const qris = client(fetch);
     const issues = async (input: unknown) =>
-      ((await qris.generateQris(input as never).catch((e: unknown) => e)) as RequestValidationError).issues.map((i) => i.path);
+      ((await qris.generateQris(input as never).catch((e: unknown) => e)) as RequestValidationError).issues.map(
+        (i) => i.path,
+      );
     expect(await issues({ qris_id: 1, amount: 999, output_type: "string" })).toEqual(["amount"]);
     expect(await issues({ qris_id: 1, amount: 100_000_001, output_type: "string" })).toEqual(["amount"]);
-    expect(await issues({ qris_id: 1.5, amount: 1500.5, output_type: "svg" })).toEqual(["qris_id", "amount", "output_type"]);
-    expect(await issues({ amount: 1000, output_type: "string", unique_amount: "yes" })).toEqual(["qris_id", "unique_amount"]);
+    expect(await issues({ qris_id: 1.5, amount: 1500.5, output_type: "svg" })).toEqual([
+      "qris_id",
+      "amount",
+      "output_type",
+    ]);
+    expect(await issues({ amount: 1000, output_type: "string", unique_amount: "yes" })).toEqual([
+      "qris_id",
+      "unique_amount",
+    ]);
     expect(fetch.calls).toHaveLength(0);
   });
 
@@ -84,20 +105,26 @@ describe("generateQris", () => {
     expect(error.providerMessage).toBe("QRIS not found");
     expect(fetch.calls).toHaveLength(1);
     const bodyOnly = scriptedFetch(json({ success: false, message: "Amount below minimum", data: null }));
-    const second = (await client(bodyOnly).generateQris({ qris_id: 1, amount: 1000, output_type: "string" }).catch((e: unknown) => e)) as ApiError;
+    const second = (await client(bodyOnly)
+      .generateQris({ qris_id: 1, amount: 1000, output_type: "string" })
+      .catch((e: unknown) => e)) as ApiError;
     expect(second.status).toBe(200);
     expect(second.providerMessage).toBe("Amount below minimum");
   });
 
   it("maps 401 to AuthenticationError", async () => {
     const fetch = scriptedFetch(json({ success: false, message: "Invalid API key" }, 401));
-    const error = await client(fetch).generateQris({ qris_id: 1, amount: 1000, output_type: "string" }).catch((e: unknown) => e);
+    const error = await client(fetch)
+      .generateQris({ qris_id: 1, amount: 1000, output_type: "string" })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
   });
 
   it("throws ResponseValidationError when data lacks history_id", async () => {
     const fetch = scriptedFetch(json({ success: true, message: "ok", data: { qris_string: "x" } }));
-    const error = (await client(fetch).generateQris({ qris_id: 1, amount: 1000, output_type: "string" }).catch((e: unknown) => e)) as ResponseValidationError;
+    const error = (await client(fetch)
+      .generateQris({ qris_id: 1, amount: 1000, output_type: "string" })
+      .catch((e: unknown) => e)) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.issues[0]?.path).toBe("history_id");
     expect(error.rawBody).toContain("qris_string");
@@ -108,7 +135,11 @@ describe("getQrisPaymentStatus", () => {
   it("GETs the status path with the id encoded, retries, and accepts aliases", async () => {
     const fetch = scriptedFetch(
       new TypeError("fetch failed"),
-      json({ success: true, message: "ok", data: { qris_history_id: "h/1", status: "paid", amount: "100001", paid_at: "2026-05-01T03:05:00Z" } }),
+      json({
+        success: true,
+        message: "ok",
+        data: { qris_history_id: "h/1", status: "paid", amount: "100001", paid_at: "2026-05-01T03:05:00Z" },
+      }),
     );
     const { data } = await client(fetch).getQrisPaymentStatus("h/1");
     expect(fetch.calls).toHaveLength(2);
@@ -121,7 +152,9 @@ describe("getQrisPaymentStatus", () => {
   });
 
   it("keeps unknown states", async () => {
-    const fetch = scriptedFetch(json({ success: true, message: "ok", data: { history_id: 9, payment_status: "refunded" } }));
+    const fetch = scriptedFetch(
+      json({ success: true, message: "ok", data: { history_id: 9, payment_status: "refunded" } }),
+    );
     expect((await client(fetch).getQrisPaymentStatus(9)).data.payment_status).toBe("refunded");
   });
 });
@@ -129,7 +162,10 @@ describe("getQrisPaymentStatus", () => {
 describe("uploadQris", () => {
   it("sends multipart name + qris_image typed by its magic bytes", async () => {
     const fetch = scriptedFetch(json({ success: true, message: "uploaded", data: { qris_id: 42 } }));
-    const result = await client(fetch).uploadQris({ name: "Toko Budi", qris_image: new Blob([JPEG], { type: "image/png" }) });
+    const result = await client(fetch).uploadQris({
+      name: "Toko Budi",
+      qris_image: new Blob([JPEG], { type: "image/png" }),
+    });
     const call = fetch.calls[0]!;
     expect(call.method).toBe("POST");
     expect(call.url.pathname).toBe("/user/api/v1/qrisly/upload-qris");
@@ -147,7 +183,7 @@ describe("uploadQris", () => {
   it("accepts PNG bytes as a Uint8Array", async () => {
     const fetch = scriptedFetch(json({ success: true, message: "uploaded", data: { qris_id: "q-1" } }));
     await client(fetch).uploadQris({ name: "Toko", qris_image: PNG });
-    expect(((fetch.calls[0]?.body as FormData).get("qris_image") as File).type).toBe("image/png");
+    expect(((fetch.calls[0]!.body as FormData).get("qris_image") as File).type).toBe("image/png");
   });
 
   it.each([
@@ -157,7 +193,9 @@ describe("uploadQris", () => {
     ["a string", "iVBORw0KGgo=", /Blob, File or Uint8Array/],
   ])("rejects %s before sending, together with the other issues", async (_, image, message) => {
     const fetch = scriptedFetch(json({}));
-    const error = (await client(fetch).uploadQris({ name: "", qris_image: image as never }).catch((e: unknown) => e)) as RequestValidationError;
+    const error = (await client(fetch)
+      .uploadQris({ name: "", qris_image: image as never })
+      .catch((e: unknown) => e)) as RequestValidationError;
     expect(error).toBeInstanceOf(RequestValidationError);
     expect(error.issues.map((i) => i.path)).toEqual(["name", "qris_image"]);
     expect(error.issues[1]?.message).toMatch(message);

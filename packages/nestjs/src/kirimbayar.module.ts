@@ -1,9 +1,10 @@
 import { ConfigurableModuleBuilder, type DynamicModule, Module } from "@nestjs/common";
 import { DiscoveryModule } from "@nestjs/core";
+import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
-import { KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import { KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import { createWebhookController } from "./webhook-controller.js";
 import { buildWebhookRoutes } from "./webhook-routes.js";
 
@@ -13,6 +14,7 @@ const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ modu
     ...module,
     global: extras.isGlobal ?? false,
     controllers: [createWebhookController(extras.webhookPath ?? "webhooks")],
+    providers: [...(module.providers ?? []), { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" }],
   }))
   .build();
 
@@ -41,6 +43,7 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
     },
     allClientsProvider(definition.MODULE_OPTIONS_TOKEN),
     WebhookHandlerExplorer,
+    BodyParserErrorBridge,
   ],
 })
 export class KirimbayarModule extends definition.ConfigurableModuleClass {

@@ -6,3 +6,6 @@ export const KIRIMBAYAR_CLIENTS = Symbol("kirimbayar:clients");
 
 /** Metadata key under which the handler decorators record their bindings on a method. */
 export const KIRIMBAYAR_HANDLER_BINDINGS = "kirimbayar:handler-bindings";
+
+/** Injection token of the webhook controller's route prefix (`webhookPath`). */
+export const KIRIMBAYAR_WEBHOOK_PATH = Symbol("kirimbayar:webhook-path");

@@ -2,11 +2,36 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { toWebhookRequest } from "@kirimbayar/express";
 import { All, Controller, Inject, Logger, NotFoundException, Param, Req, Res, type Type } from "@nestjs/common";
 import { KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
-import type { WebhookRoutes } from "./webhook-routes.js";
+import type { WebhookRoute, WebhookRoutes } from "./webhook-routes.js";
 
 const missingRawBodyHint =
   "The request body was parsed without keeping its raw bytes, so webhooks cannot be verified. " +
   "Create the app with NestFactory.create(AppModule, { rawBody: true }).";
+const logger = new Logger("KirimbayarModule");
+
+/** A request that Nest's body parser may have read, keeping the bytes on `rawBody` when `rawBody: true`. */
+export type NestWebhookRequest = IncomingMessage & { rawBody?: unknown; originalUrl?: string };
+
+/**
+ * Hands one request to a route's receiver and writes core's answer unchanged. `rawBody` overrides the bytes
+ * (used when Nest's body parser refused the body before any route ran).
+ *
+ * @example
+ * await answerWebhook(route, req, res);
+ */
+export async function answerWebhook(
+  route: WebhookRoute,
+  req: NestWebhookRequest,
+  res: ServerResponse,
+  rawBody?: Uint8Array,
+): Promise<void> {
+  if (rawBody === undefined && req.readableEnded && !(req.rawBody instanceof Uint8Array)) {
+    logger.error(missingRawBodyHint);
+  }
+  const request = await toWebhookRequest(req, { maxBodyBytes: route.maxBodyBytes });
+  const response = await route.receiver.handle(rawBody === undefined ? request : { ...request, rawBody });
+  res.writeHead(response.status, response.headers).end(response.body);
+}
 
 /**
  * Creates the webhook controller class for one module definition, so its route prefix is fixed when the class is
@@ -19,21 +44,17 @@ const missingRawBodyHint =
 export function createWebhookController(prefix: string): Type {
   @Controller(prefix)
   class KirimbayarWebhookController {
-    readonly #logger = new Logger("KirimbayarModule");
-
     constructor(@Inject(KIRIMBAYAR_WEBHOOK_ROUTES) private readonly routes: WebhookRoutes) {}
 
     @All(":source")
     async receive(
       @Param("source") segment: string,
-      @Req() req: IncomingMessage & { rawBody?: unknown },
+      @Req() req: NestWebhookRequest,
       @Res() res: ServerResponse,
     ): Promise<void> {
       const route = this.routes.bySegment.get(segment);
       if (route === undefined) throw new NotFoundException();
-      if (req.readableEnded && !(req.rawBody instanceof Uint8Array)) this.#logger.error(missingRawBodyHint);
-      const response = await route.receiver.handle(await toWebhookRequest(req, { maxBodyBytes: route.maxBodyBytes }));
-      res.writeHead(response.status, response.headers).end(response.body);
+      await answerWebhook(route, req, res);
     }
   }
   return KirimbayarWebhookController;

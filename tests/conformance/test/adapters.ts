@@ -75,7 +75,9 @@ export async function sendWithSupertest(server: Server, delivery: Delivery): Pro
     res.on("end", () => done(null, text));
   });
   for (const [name, value] of Object.entries(delivery.headers ?? {})) test = test.set(name, value);
-  const response = delivery.body === undefined ? await test : await test.send(toBuffer(delivery.body));
+  // Sent as bytes exactly: superagent would otherwise JSON-encode a Buffer body under a JSON content type.
+  const response =
+    delivery.body === undefined ? await test : await test.serialize((bytes) => bytes).send(toBuffer(delivery.body));
   return { status: response.status, headers: response.headers as Record<string, string>, body: response.body };
 }
 

@@ -221,6 +221,16 @@ export const conformanceCases: ConformanceCase[] = [
     calls: [],
   },
   {
+    name: "body over 100 KB (past the host framework's own JSON parser limit)",
+    steps: [
+      {
+        send: qris(qrisPaid("h-12", { padding: "x".repeat(150_000) })),
+        expect: { status: 413, success: false },
+      },
+    ],
+    calls: [],
+  },
+  {
     name: "wrong content type",
     steps: [{ send: qris(qrisPaid("h-11"), { headers: { "content-type": "text/plain" } }), expect: { status: 415, success: false } }],
     calls: [],

@@ -9,7 +9,7 @@ import { type RedisServer, startRedisServer } from "./redis-server.js";
 // Three app instances (one per adapter, as if a shop ran mixed deployments) share one real Redis: a provider
 // delivering the same event to another instance must not have it processed twice.
 let redis: RedisServer;
-let clients: Redis[] = [];
+const clients: Redis[] = [];
 let apps: RunningApp[] = [];
 
 beforeAll(async () => {

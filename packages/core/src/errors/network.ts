@@ -2,8 +2,11 @@ import { KirimbayarError } from "./base.js";
 
 /** Where a network-level failure happened. */
 export interface RequestLocation {
+  /** HTTP method, e.g. `"GET"`. */
   method: string;
+  /** Request path without query string. */
   path: string;
+  /** Operation name, e.g. `"listMethods"`. */
   operation?: string | undefined;
 }
 
@@ -14,8 +17,11 @@ export interface RequestLocation {
  * catch (e) { if (e instanceof ConnectionError) console.log("provider unreachable", e.path) }
  */
 export class ConnectionError extends KirimbayarError {
+  /** HTTP method of the request. */
   readonly method: string;
+  /** Request path without query string. */
   readonly path: string;
+  /** Operation name, e.g. `"listMethods"`. */
   readonly operation: string | undefined;
 
   constructor(message: string, location: RequestLocation, cause?: unknown) {
@@ -33,8 +39,11 @@ export class ConnectionError extends KirimbayarError {
  * catch (e) { if (e instanceof TimeoutError) console.log(`gave up after ${e.timeoutMs} ms`) }
  */
 export class TimeoutError extends KirimbayarError {
+  /** HTTP method of the request. */
   readonly method: string;
+  /** Request path without query string. */
   readonly path: string;
+  /** Operation name, e.g. `"listMethods"`. */
   readonly operation: string | undefined;
   /** The timeout that expired, in milliseconds. */
   readonly timeoutMs: number;
@@ -56,8 +65,11 @@ export class TimeoutError extends KirimbayarError {
  * await client.listMethods({ signal: ac.signal }).catch((e) => e instanceof RequestAbortedError); // true
  */
 export class RequestAbortedError extends KirimbayarError {
+  /** HTTP method of the request. */
   readonly method: string;
+  /** Request path without query string. */
   readonly path: string;
+  /** Operation name, e.g. `"listMethods"`. */
   readonly operation: string | undefined;
 
   constructor(location: RequestLocation, reason: unknown) {

@@ -50,7 +50,7 @@ export type ErrorMapper = (context: ErrorContext, details: ApiErrorDetails) => A
  * messageIncludes("Calculate Domestic Shipping Cost Not Found", "not found"); // true
  */
 export function messageIncludes(message: string | undefined, needle: string): boolean {
-  return message !== undefined && message.toLowerCase().includes(needle.toLowerCase());
+  return message?.toLowerCase().includes(needle.toLowerCase()) === true;
 }
 
 // An invalid key does not always come back as 401: recognise it from the message too (English and Indonesian).
@@ -69,7 +69,7 @@ const REQUEST_ID_HEADERS = ["x-request-id", "x-correlation-id", "request-id", "c
 export function effectiveStatusOf(status: number, outcome: BodyOutcome): number {
   const bodyCode = Number(outcome.code);
   if (Number.isInteger(bodyCode) && bodyCode >= 400 && bodyCode <= 599) return bodyCode;
-  return status >= 400 ? status : 400;
+  return Math.max(status, 400);
 }
 
 /**
@@ -125,7 +125,9 @@ export function createApiError(context: ErrorContext, mapError?: ErrorMapper): A
   if (status === 429) {
     const retryAfterMs =
       parseRetryAfter(context.headers.get("retry-after"), context.now) ??
-      (context.rateLimit?.reset === undefined ? undefined : Math.max(0, context.rateLimit.reset.getTime() - context.now));
+      (context.rateLimit?.reset === undefined
+        ? undefined
+        : Math.max(0, context.rateLimit.reset.getTime() - context.now));
     return new RateLimitError(message, { ...details, retryAfterMs });
   }
   if (status === 404) return new NotFoundError(message, details);

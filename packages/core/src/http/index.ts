@@ -1,5 +1,12 @@
 export type { ApiResponse } from "./api-response.js";
-export type { BodyOutcome, EnvelopeKind, MetaEnvelope, RajaongkirEnvelope, SuccessEnvelope, Unwrapped } from "./envelope.js";
+export type {
+  BodyOutcome,
+  EnvelopeKind,
+  MetaEnvelope,
+  RajaongkirEnvelope,
+  SuccessEnvelope,
+  Unwrapped,
+} from "./envelope.js";
 export {
   describeBody,
   metaEnvelopeSchema,
@@ -19,10 +26,16 @@ export { createRedactor, REDACTED } from "./redact.js";
 export type { Credential, FieldValue, MultipartValue, RequestBody } from "./request-body.js";
 export { fillPath } from "./request-body.js";
 export { BASE_BACKOFF_MS, isRetryableError, MAX_BACKOFF_MS, retryDelayMs } from "./retry.js";
+export {
+  integerSchema,
+  lenientNumberSchema,
+  openEnum,
+  parsedTime,
+  providerIdSchema,
+  withParsedTime,
+} from "./schema-helpers.js";
 export type { ProviderTime } from "./time.js";
 export { parseProviderTime, tryParseProviderTime } from "./time.js";
 export type { CredentialSpec } from "./transport.js";
 export { Transport } from "./transport.js";
 export { parseRequestInput } from "./validate-input.js";
-export { lenientNumberSchema, openEnum, parsedTime, providerIdSchema } from "./schema-helpers.js";
-export { integerSchema } from "./schema-helpers.js";

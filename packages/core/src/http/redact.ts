@@ -35,7 +35,10 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     if (Array.isArray(input)) return input.map(value);
     if (input !== null && typeof input === "object") {
       return Object.fromEntries(
-        Object.entries(input).map(([k, v]) => [k, SECRET_FIELD.test(k) && v !== null && v !== "" ? REDACTED : value(v)]),
+        Object.entries(input).map(([k, v]) => [
+          k,
+          SECRET_FIELD.test(k) && v !== null && v !== "" ? REDACTED : value(v),
+        ]),
       );
     }
     return input;

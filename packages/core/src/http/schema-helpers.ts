@@ -53,3 +53,18 @@ export const parsedTime = (raw: unknown): Date | undefined =>
  * integerSchema("must be an integer of rupiah").min(10_000).parse(150_000);
  */
 export const integerSchema = (message = "must be an integer") => z.number().check(z.refine(Number.isInteger, message));
+
+/**
+ * Adds a parsed `Date` next to a raw provider time field, as `<field>_date`, keeping every other field (unknown
+ * ones included) and the raw string.
+ *
+ * @example
+ * withParsedTime({ expired_at: "2026-05-01 10:00:00", x: 1 }, "expired_at"); // { ..., expired_at_date: Date }
+ */
+export function withParsedTime<R extends object, F extends string & keyof R>(
+  record: R,
+  field: F,
+): R & { [K in `${F}_date`]: Date | undefined } {
+  const parsed = parsedTime(record[field]);
+  return { ...record, [`${field}_date`]: parsed } as R & { [K in `${F}_date`]: Date | undefined };
+}

@@ -128,7 +128,11 @@ export class Transport {
       } catch (error) {
         if (attempt >= maxRetries || !isRetryableError(error)) throw error;
         const now = this.#clock();
-        const delay = retryDelayMs(error, attempt, { now, random: this.#random, maxRetryDelayMs: this.#maxRetryDelayMs });
+        const delay = retryDelayMs(error, attempt, {
+          now,
+          random: this.#random,
+          maxRetryDelayMs: this.#maxRetryDelayMs,
+        });
         if (delay === undefined) throw error;
         await this.#sleepOrAbort(delay, options.signal, error);
       }
@@ -140,7 +144,10 @@ export class Transport {
       await this.#sleep(delay, signal);
     } catch (reason) {
       const location = lastError as RequestLocation;
-      throw new RequestAbortedError({ method: location.method, path: location.path, operation: location.operation }, reason);
+      throw new RequestAbortedError(
+        { method: location.method, path: location.path, operation: location.operation },
+        reason,
+      );
     }
   }
 
@@ -242,10 +249,16 @@ export class Transport {
     rawBody: string,
     described: { message?: string | undefined; code?: number | string | undefined },
   ): ApiResponse<T> {
-    const result: ApiResponse<T> = { data, status: response.status, headers: response.headers, rateLimit, raw, rawBody };
+    const result: ApiResponse<T> = {
+      data,
+      status: response.status,
+      headers: response.headers,
+      rateLimit,
+      raw,
+      rawBody,
+    };
     if (described.message !== undefined) result.message = described.message;
     if (described.code !== undefined) result.code = described.code;
     return result;
   }
 }
-

@@ -55,8 +55,10 @@ export const createPaymentInputSchema = z
     order_id: z.union([z.string().trim().min(1, "is required"), integerSchema()]),
     payment_type: z.enum(["bank_transfer", "qris"]),
     channel_code: z.string().trim().min(1, "must not be empty").optional(),
-    amount: integerSchema("must be an integer of rupiah")
-      .min(MIN_PAYMENT_AMOUNT, `must be at least ${MIN_PAYMENT_AMOUNT}`),
+    amount: integerSchema("must be an integer of rupiah").min(
+      MIN_PAYMENT_AMOUNT,
+      `must be at least ${MIN_PAYMENT_AMOUNT}`,
+    ),
     customer: paymentCustomerSchema,
     items: z.array(paymentItemSchema).min(1, "needs at least one item"),
     expiry_duration: integerSchema("must be an integer number of seconds")

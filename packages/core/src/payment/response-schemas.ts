@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lenientNumberSchema, openEnum, parsedTime, providerIdSchema } from "../http/schema-helpers.js";
+import { lenientNumberSchema, openEnum, providerIdSchema, withParsedTime } from "../http/schema-helpers.js";
 
 /** Known payment states; the enum is open. */
 export const PAYMENT_STATUSES = ["PENDING", "PAID", "EXPIRED", "CANCELED"] as const;
@@ -43,7 +43,7 @@ export const paymentRecordSchema = z
     status: openEnum(PAYMENT_STATUSES).optional(),
     expired_at: z.string().nullish(),
   })
-  .transform((record) => ({ ...record, expired_at_date: parsedTime(record.expired_at) }));
+  .transform((record) => withParsedTime(record, "expired_at"));
 /** A payment transaction. */
 export type PaymentRecord = z.infer<typeof paymentRecordSchema>;
 

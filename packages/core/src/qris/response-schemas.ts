@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { lenientNumberSchema, openEnum, parsedTime, providerIdSchema } from "../http/schema-helpers.js";
+import { lenientNumberSchema, openEnum, providerIdSchema, withParsedTime } from "../http/schema-helpers.js";
 
 /** Known QR payment states (lower case, British spelling); the enum is open. */
 export const QRIS_PAYMENT_STATUSES = ["unpaid", "paid", "expired", "cancelled"] as const;
@@ -23,7 +23,7 @@ export const generatedQrisSchema = z
     payment_status: openEnum(QRIS_PAYMENT_STATUSES).optional(),
     expiry_time: z.string().nullish(),
   })
-  .transform((record) => ({ ...record, expiry_time_date: parsedTime(record.expiry_time) }));
+  .transform((record) => withParsedTime(record, "expiry_time"));
 /** Data of `generateQris`. */
 export type GeneratedQris = z.infer<typeof generatedQrisSchema>;
 
@@ -46,13 +46,19 @@ export const qrisPaymentStatusSchema = z
     paid_at: z.string().nullish(),
     expiry_time: z.string().nullish(),
   })
-  .transform((record) => ({
-    ...record,
-    history_id: record.history_id ?? record.qris_history_id,
-    payment_status: record.payment_status ?? record.status,
-    paid_at_date: parsedTime(record.paid_at),
-    expiry_time_date: parsedTime(record.expiry_time),
-  }));
+  .transform((record) =>
+    withParsedTime(
+      withParsedTime(
+        {
+          ...record,
+          history_id: record.history_id ?? record.qris_history_id,
+          payment_status: record.payment_status ?? record.status,
+        },
+        "paid_at",
+      ),
+      "expiry_time",
+    ),
+  );
 /** Data of `getQrisPaymentStatus`. */
 export type QrisPaymentStatusRecord = z.infer<typeof qrisPaymentStatusSchema>;
 

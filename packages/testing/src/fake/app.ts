@@ -1,0 +1,153 @@
+import { Hono } from "hono";
+import type { FaultQueue } from "./faults.js";
+import type { RateLimiter } from "./rate-limit.js";
+import { legacyRoutes } from "./routes/legacy.js";
+import { orderRoutes } from "./routes/orders.js";
+import { paymentRoutes } from "./routes/payment.js";
+import { qrisRoutes } from "./routes/qris.js";
+import { shippingRoutes } from "./routes/shipping.js";
+import { authFailure, type ErrorReply, errorReply, type FakeService, serviceOf } from "./services.js";
+import { type FakeContext, type FakeEnv, readParams, type World } from "./world.js";
+
+/** Responses that stand for "the connection broke" or "the caller aborted": the transports turn them into errors. */
+export const NETWORK_FAILURE = new WeakSet<Response>();
+export const ABORTED = new WeakSet<Response>();
+
+/** One API request the fake answered, for assertions (no headers, so no keys). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** Query string without any `key`/`android-key`/`ios-key` values. */
+  query: string;
+  service: FakeService | undefined;
+  status: number | "network-error" | "aborted";
+  at: Date;
+}
+
+/** What the middleware needs besides the world. */
+export interface AppDeps {
+  world: World;
+  keys: Record<FakeService, readonly string[]>;
+  rateLimiter: RateLimiter | undefined;
+  faults: FaultQueue;
+  latencyMs: () => number;
+  requests: RecordedRequest[];
+}
+
+async function presentedKey(c: FakeContext, service: FakeService): Promise<string | undefined> {
+  switch (service) {
+    case "payment":
+    case "qris":
+    case "orders":
+      return c.req.header("x-api-key");
+    case "shipping":
+      return c.req.header("key");
+    default: {
+      const params = await readParams(c);
+      const key = c.req.header("key") ?? params.key;
+      return typeof key === "string" ? key : undefined;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function send(c: FakeContext, reply: ErrorReply, headers: Record<string, string> = {}): Response {
+  return c.json(reply.body as object, reply.status as 400, headers);
+}
+
+function redactedQuery(url: URL): string {
+  const params = new URLSearchParams(url.search);
+  for (const name of ["key", "android-key", "ios-key"]) if (params.has(name)) params.set(name, "[redacted]");
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/**
+ * The fake's HTTP app: per request it applies latency and injected faults, counts the rate limit, checks the key
+ * of the service that owns the path, then runs the route. Every response carries the rate-limit headers.
+ */
+export function createFakeApp(deps: AppDeps): Hono<FakeEnv> {
+  const app = new Hono<FakeEnv>();
+
+  app.use("*", async (c, next) => {
+    const url = new URL(c.req.url);
+    const service = serviceOf(url.pathname);
+    c.set("service", service);
+    const record: RecordedRequest = {
+      method: c.req.method,
+      path: url.pathname,
+      query: redactedQuery(url),
+      service,
+      status: 0,
+      at: new Date(deps.world.clock.now()),
+    };
+    deps.requests.push(record);
+    const signal = c.req.raw.signal;
+    try {
+      const fault = deps.faults.take(c.req.method, url.pathname);
+      const delay = deps.latencyMs() + (fault?.delayMs ?? 0);
+      if (delay > 0) await sleep(delay, signal);
+      if (fault?.networkError) {
+        record.status = "network-error";
+        const broken = new Response(null, { status: 599 });
+        NETWORK_FAILURE.add(broken);
+        return broken;
+      }
+      const presented = service ? await presentedKey(c, service) : undefined;
+      const verdict = service && deps.rateLimiter?.hit(`${service}:${presented ?? ""}`);
+      const rateHeaders = verdict ? verdict.headers : {};
+      if (verdict?.limited) {
+        c.res = send(c, errorReply(service, 429, "Too Many Requests: rate limit exceeded"), {
+          ...rateHeaders,
+          "Retry-After": String(verdict.retryAfterSeconds),
+        });
+      } else if (fault?.status !== undefined) {
+        c.res = send(c, errorReply(service, fault.status, fault.message ?? "Injected failure"), {
+          ...rateHeaders,
+          ...fault.headers,
+        });
+      } else if (service && (presented === undefined || !deps.keys[service].includes(presented))) {
+        c.res = send(c, authFailure(service, presented !== undefined && presented !== ""), rateHeaders);
+      } else {
+        await next();
+        for (const [name, value] of Object.entries(rateHeaders)) c.res.headers.set(name, value);
+      }
+      record.status = c.res.status;
+      return c.res;
+    } catch (error) {
+      if (signal.aborted) {
+        record.status = "aborted";
+        const aborted = new Response(null, { status: 499 });
+        ABORTED.add(aborted);
+        return aborted;
+      }
+      throw error;
+    }
+  });
+
+  shippingRoutes(app, deps.world);
+  paymentRoutes(app, deps.world);
+  qrisRoutes(app, deps.world);
+  orderRoutes(app, deps.world);
+  legacyRoutes(app, deps.world);
+
+  app.notFound((c) =>
+    send(c, errorReply(c.get("service"), 404, `Not Found: ${c.req.method} ${new URL(c.req.url).pathname} is not an endpoint of the fake provider`)),
+  );
+  app.onError((error, c) => send(c, errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)));
+  return app;
+}
