@@ -7,7 +7,7 @@
 // for the summary table as HTML comments: `<!-- goal: what | measured | target | pass|fail -->`.
 //
 // Flags: `--quick` (env KIRIMBAYAR_BENCH_QUICK=1) shortens every run for a smoke test; `--only a,b` runs a subset
-// and keeps the other fragments from earlier runs.
+// and keeps the other fragments from earlier runs; `--no-build` uses the packages as they are built.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -21,7 +21,12 @@ const TOTAL_BUDGET_MS = 10 * 60_000;
 
 /** In report order. Time limits add up to less than the total budget, build included. */
 const BENCHMARKS = [
-  { name: "adapters", title: "Webhook route of each adapter vs its framework's baselines", timeoutMs: 270_000 },
+  {
+    name: "adapters",
+    title: "Webhook route of each adapter vs its framework's baselines",
+    timeoutMs: 270_000,
+    quickArgs: ["--rounds", "1", "--seconds", "2"],
+  },
   { name: "webhook-pipeline", title: "Core webhook pipeline micro-benchmark", timeoutMs: 60_000 },
   { name: "client-overhead", title: "Client call vs raw fetch against the fake provider", timeoutMs: 60_000 },
   { name: "redis-vs-memory", title: "Redis idempotency store vs memory store", timeoutMs: 90_000 },
@@ -41,24 +46,32 @@ if (unknown.length > 0) {
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", ...(quick ? { KIRIMBAYAR_BENCH_QUICK: "1" } : {}) };
 const startedAt = Date.now();
 
-console.log("== build: turbo run build --filter=@kirimbayar/bench...");
-const build = spawnSync("pnpm", ["exec", "turbo", "run", "build", "--filter=@kirimbayar/bench...", "--output-logs=errors-only"], {
-  cwd: repoRoot,
-  stdio: "inherit",
-  env,
-  timeout: 180_000,
-});
-if (build.status !== 0) {
-  console.error("The build failed; no benchmark ran.");
-  process.exit(1);
+if (!args.includes("--no-build")) {
+  console.log("== build: turbo run build --filter=@kirimbayar/bench...");
+  const build = spawnSync(
+    "pnpm",
+    ["exec", "turbo", "run", "build", "--filter=@kirimbayar/bench...", "--output-logs=errors-only"],
+    { cwd: repoRoot, stdio: "inherit", env, timeout: 180_000 },
+  );
+  if (build.status !== 0) {
+    console.error("The build failed; no benchmark ran.");
+    process.exit(1);
+  }
 }
 
 /** Runs one benchmark script with a hard time limit; resolves to its outcome. */
 function runBenchmark(benchmark, timeoutMs) {
   const script = join(benchDir, benchmark.name, "run.mjs");
-  if (!existsSync(script)) return Promise.resolve({ status: "missing", detail: `${relative(repoRoot, script)} does not exist` });
+  if (!existsSync(script))
+    return Promise.resolve({ status: "missing", detail: `${relative(repoRoot, script)} does not exist` });
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [script], { cwd: repoRoot, stdio: "inherit", env, detached: true });
+    const extraArgs = quick ? (benchmark.quickArgs ?? []) : [];
+    const child = spawn(process.execPath, [script, ...extraArgs], {
+      cwd: repoRoot,
+      stdio: "inherit",
+      env,
+      detached: true,
+    });
     const timer = setTimeout(() => {
       // The benchmark's own servers and load generators are its children: end the whole group.
       process.kill(-child.pid, "SIGTERM");
@@ -109,7 +122,9 @@ for (const benchmark of BENCHMARKS) {
     runRows.push(`| ${benchmark.name} | kept from an earlier run | – |`);
   }
   if (fragment === undefined) {
-    sections.push(`## ${benchmark.title}\n\nNot measured in this run: ${outcome?.detail ?? outcome?.status ?? "not run"}.`);
+    sections.push(
+      `## ${benchmark.title}\n\nNot measured in this run: ${outcome?.detail ?? outcome?.status ?? "not run"}.`,
+    );
     continue;
   }
   for (const [, what, measured, target, result] of fragment.matchAll(GOAL_PATTERN)) {
@@ -141,6 +156,8 @@ ${runRows.join("\n")}
 ${sections.join("\n\n")}
 `;
 writeFileSync(join(benchDir, "RESULTS.md"), report);
-console.log(`\nWrote ${relative(repoRoot, join(benchDir, "RESULTS.md"))} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`);
+console.log(
+  `\nWrote ${relative(repoRoot, join(benchDir, "RESULTS.md"))} in ${((Date.now() - startedAt) / 1000).toFixed(0)} s.`,
+);
 const failed = [...outcomes.values()].filter((o) => o.status !== "ok");
 process.exit(failed.length === 0 ? 0 : 1);

@@ -103,12 +103,13 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const servers = [];
 try {
   for (const framework of frameworks) servers.push(await startServer(framework));
-  const samples = {};
+  const samples = new Map();
   for (let round = 1; round <= rounds; round++) {
     for (const server of servers) {
       for (const route of routes) {
         const sample = await measure(server, route);
-        (samples[`${server.framework}/${route.name}`] ??= []).push(sample);
+        const key = `${server.framework}/${route.name}`;
+        samples.set(key, [...(samples.get(key) ?? []), sample]);
         console.log(
           `round ${round} ${server.framework.padEnd(7)} ${route.name.padEnd(17)} ${sample.rps.toFixed(0).padStart(6)} req/s ` +
             `${sample.cpuMicrosPerRequest.toFixed(1).padStart(6)} µs CPU/req`,
@@ -116,7 +117,7 @@ try {
       }
     }
   }
-  const stat = (framework, route, key) => median(samples[`${framework}/${route}`].map((s) => s[key]));
+  const stat = (framework, route, key) => median(samples.get(`${framework}/${route}`).map((s) => s[key]));
   const lines = [
     "## Adapters: webhook route vs the same framework's bare JSON route and a hand-rolled equivalent",
     "",
@@ -142,7 +143,9 @@ try {
       );
     }
     const ratio = stat(framework, "webhook", "rps") / handRps;
-    verdicts.push(`- ${framework}: webhook/hand-rolled = ${ratio.toFixed(2)}× (goal ≥ 0.95×: ${ratio >= 0.95 ? "met" : "NOT met"})`);
+    verdicts.push(
+      `- ${framework}: webhook/hand-rolled = ${ratio.toFixed(2)}× (goal ≥ 0.95×: ${ratio >= 0.95 ? "met" : "NOT met"})`,
+    );
   }
   lines.push("", ...verdicts, "");
   await writeFile(args.out, lines.join("\n"));

@@ -4,7 +4,7 @@
 //   /webhooks/qris?token=… the kirimbayar adapter (memory store, token verification)
 import "reflect-metadata";
 import { MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
-import { TOKEN, createHandRolled } from "./handrolled.mjs";
+import { createHandRolled, TOKEN } from "./handrolled.mjs";
 
 const webhookOptions = () => ({
   qris: {
@@ -63,7 +63,11 @@ async function nestjs(port) {
       res.status(status).json(body);
     }
   }
-  const method = (name) => [BenchController.prototype, name, Object.getOwnPropertyDescriptor(BenchController.prototype, name)];
+  const method = (name) => [
+    BenchController.prototype,
+    name,
+    Object.getOwnPropertyDescriptor(BenchController.prototype, name),
+  ];
   Post("bare")(...method("bare"));
   Body()(BenchController.prototype, "bare", 0);
   Post("handrolled")(...method("handrolled"));
@@ -75,7 +79,11 @@ async function nestjs(port) {
   class PaymentHandlers {
     paid() {}
   }
-  OnQrisEvent("payment.success")(PaymentHandlers.prototype, "paid", Object.getOwnPropertyDescriptor(PaymentHandlers.prototype, "paid"));
+  OnQrisEvent("payment.success")(
+    PaymentHandlers.prototype,
+    "paid",
+    Object.getOwnPropertyDescriptor(PaymentHandlers.prototype, "paid"),
+  );
   Injectable()(PaymentHandlers);
 
   class BenchModule {}

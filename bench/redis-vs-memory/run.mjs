@@ -110,7 +110,11 @@ async function measure(store, redisPort, round) {
           setupRequest: (request) => {
             sequence += 1;
             // A new event each time: the store claims and completes a fresh key on every request.
-            request.body = JSON.stringify({ order_no: `ORD-${store}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" });
+            request.body = JSON.stringify({
+              order_no: `ORD-${store}-${round}-${sequence}`,
+              cnote: `JP${sequence}`,
+              status: "Dikirim",
+            });
             return request;
           },
         },
@@ -144,7 +148,8 @@ try {
     for (const store of ["memory", "redis"]) {
       const run = await measure(store, redis.port, round);
       console.log(`round ${round} ${store}: ${Math.round(run.rps)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
-      if (run.non2xx > 0 || run.errors > 0) throw new Error(`${store}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+      if (run.non2xx > 0 || run.errors > 0)
+        throw new Error(`${store}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
       runs[store].push(run);
     }
   }

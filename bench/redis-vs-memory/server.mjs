@@ -1,7 +1,12 @@
 // One webhook app for the Redis-vs-memory benchmark: Express 5 + @kirimbayar/express, the order-status receiver
 // with token verification, and the idempotency store named on the command line (`memory` or `redis <port>`).
 // Prints `ready <port>` once listening; stops on SIGTERM.
-import { MemoryIdempotencyStore, RedisIdempotencyStore, createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
+import {
+  createWebhookReceiver,
+  MemoryIdempotencyStore,
+  RedisIdempotencyStore,
+  tokenVerifier,
+} from "@kirimbayar/core/webhooks";
 import { createWebhookRouter } from "@kirimbayar/express";
 import express from "express";
 import { Redis } from "ioredis";

@@ -1,5 +1,5 @@
-import { createWebhookRouter } from "@kirimbayar/express";
 import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import { createWebhookRouter } from "@kirimbayar/express";
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
 
 /** Wraps an async route so a rejection reaches the error handler (Express 5 does this too; this keeps it explicit). */

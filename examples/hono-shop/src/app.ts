@@ -1,5 +1,5 @@
-import { createWebhookApp } from "@kirimbayar/hono";
 import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import { createWebhookApp } from "@kirimbayar/hono";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 

@@ -1,3 +1,4 @@
 // The NestJS example shop, importable by its tests and by the demo.
-export { ShopModule, type ShopModuleOptions } from "./shop.module.js";
+
 export { type RunningShop, type StartShopOptions, startShop } from "./server.js";
+export { ShopModule, type ShopModuleOptions } from "./shop.module.js";

@@ -48,7 +48,9 @@ export async function startShop(config: ShopConfig, options: StartShopOptions = 
   publicUrl.listeningOn(url);
   if (config.orders !== undefined) {
     try {
-      await app.get(OrderWebhookClient).registerWebhook({ url: webhookUrls(publicUrl.value, config.webhookSecret).orders });
+      await app
+        .get(OrderWebhookClient)
+        .registerWebhook({ url: webhookUrls(publicUrl.value, config.webhookSecret).orders });
     } catch (error) {
       await app.close();
       throw error;

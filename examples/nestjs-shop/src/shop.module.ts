@@ -64,11 +64,19 @@ class ShopInfrastructureModule {
 function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
-    provideClients: ["shipping", "qris", "paymentGateway", ...(config.orders === undefined ? [] : ["orderWebhook" as const])],
+    provideClients: [
+      "shipping",
+      "qris",
+      "paymentGateway",
+      ...(config.orders === undefined ? [] : ["orderWebhook" as const]),
+    ],
     inject: [SHOP_CONFIG, SHOP_IDEMPOTENCY],
     useFactory: (config: ShopConfig, idempotency: ShopIdempotency): KirimbayarModuleOptions => {
       const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
-      const verify = shopVerifiers({ webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey });
+      const verify = shopVerifiers({
+        webhookSecret: config.webhookSecret,
+        callbackApiKey: config.payment.callbackApiKey,
+      });
       const idempotencyOption = { idempotency: { store: idempotency.store } };
       return {
         clients: {
@@ -94,6 +102,7 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
  * const app = await NestFactory.create(ShopModule.forRoot(loadShopConfig(process.env)), { rawBody: true });
  */
 @Module({})
+// biome-ignore lint/complexity/noStaticOnlyClass: a Nest dynamic module is a class with a static `forRoot`.
 export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());

@@ -32,7 +32,8 @@ export const shopEnvSchema = z.object({
   KIRIMBAYAR_CALLBACK_API_KEY: secret("KIRIMBAYAR_CALLBACK_API_KEY", 16),
   KIRIMBAYAR_SHIPPING_API_KEY: secret("KIRIMBAYAR_SHIPPING_API_KEY", 1),
   KIRIMBAYAR_SHIPPING_BASE_URL: url("KIRIMBAYAR_SHIPPING_BASE_URL"),
-  /** Base URL of the order service (`.../order/api/v1`); when set, the shop registers its order webhook at start. */
+  /** Base URL of the order service (its paths start with `/order/api/v1`); when set, the shop registers its order
+   * webhook at start. */
   KIRIMBAYAR_ORDERS_BASE_URL: url("KIRIMBAYAR_ORDERS_BASE_URL").optional(),
   KIRIMBAYAR_ORDERS_API_KEY: secret("KIRIMBAYAR_ORDERS_API_KEY", 1).optional(),
   /** Token the QRIS and order webhook URLs carry (`?token=`), since those deliveries are not signed. */
@@ -45,9 +46,7 @@ export const shopEnvSchema = z.object({
     .regex(/^[a-z0-9&]+(:[a-z0-9&]+)*$/i, "SHOP_COURIERS must look like jne:sicepat:pos")
     .default("jne:sicepat:pos:tiki"),
   /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
-  REDIS_URL: z
-    .url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" })
-    .optional(),
+  REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
 });
 
 /** The shop's configuration, parsed from the environment. */
@@ -110,7 +109,8 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
   if ((e.KIRIMBAYAR_ORDERS_BASE_URL === undefined) !== (e.KIRIMBAYAR_ORDERS_API_KEY === undefined)) {
     throw new ShopConfigError([
       {
-        variable: e.KIRIMBAYAR_ORDERS_BASE_URL === undefined ? "KIRIMBAYAR_ORDERS_BASE_URL" : "KIRIMBAYAR_ORDERS_API_KEY",
+        variable:
+          e.KIRIMBAYAR_ORDERS_BASE_URL === undefined ? "KIRIMBAYAR_ORDERS_BASE_URL" : "KIRIMBAYAR_ORDERS_API_KEY",
         message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
       },
     ]);

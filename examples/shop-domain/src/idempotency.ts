@@ -27,7 +27,13 @@ export async function createIdempotencyStore(redisUrl: string | undefined): Prom
     // Connection errors surface as 503s on the webhook routes; ioredis reconnects by itself.
   });
   // Without an offline queue nothing can be sent before the connection is up, so connect before serving.
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    client.disconnect();
+    // The URL may carry a password: name the variable, not its value.
+    throw new Error(`Cannot connect to the Redis of REDIS_URL: ${(error as Error).message}`, { cause: error });
+  }
   return {
     store: new RedisIdempotencyStore({ client }),
     kind: "redis",

@@ -1,4 +1,4 @@
-import { QrisPayloadError, parseQrisPayload, readQrisAmount } from "@kirimbayar/core";
+import { parseQrisPayload, QrisPayloadError, readQrisAmount } from "@kirimbayar/core";
 import QRCode from "qrcode";
 import { ShopError } from "./errors.js";
 

@@ -69,7 +69,10 @@ export function createShopReceivers(
  * @example
  * webhookUrls("https://shop.example", "s3cret...").qris; // "https://shop.example/webhooks/qris?token=s3cret..."
  */
-export function webhookUrls(publicBaseUrl: string, webhookSecret: string): Record<"qris" | "payment" | "orders", string> {
+export function webhookUrls(
+  publicBaseUrl: string,
+  webhookSecret: string,
+): Record<"qris" | "payment" | "orders", string> {
   const token = encodeURIComponent(webhookSecret);
   return {
     qris: `${publicBaseUrl}/webhooks/qris?token=${token}`,

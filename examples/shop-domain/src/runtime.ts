@@ -46,7 +46,11 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
   const clients = {
     shipping: new ShippingClient({ apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption }),
     qris: new QrisClient({ apiKey: config.qris.apiKey, baseUrl: config.qris.baseUrl, ...fetchOption }),
-    payment: new PaymentGatewayClient({ apiKey: config.payment.apiKey, baseUrl: config.payment.baseUrl, ...fetchOption }),
+    payment: new PaymentGatewayClient({
+      apiKey: config.payment.apiKey,
+      baseUrl: config.payment.baseUrl,
+      ...fetchOption,
+    }),
     orderWebhook:
       config.orders === undefined
         ? undefined

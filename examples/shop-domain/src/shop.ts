@@ -1,5 +1,5 @@
 import type { DomesticDestination, PaymentGatewayClient, QrisClient, ShippingClient } from "@kirimbayar/core";
-import { toShopError, ShopError } from "./errors.js";
+import { ShopError, toShopError } from "./errors.js";
 import { logEvent, rupiah } from "./event-log.js";
 import type { ChosenShipping, Order, OrderItem, QrisPayment, VaPayment } from "./order.js";
 import type { OrderRepository } from "./order-repository.js";
@@ -78,7 +78,9 @@ export class Shop {
   /** `GET /shipping/destinations?search=`: domestic destinations matching the text. */
   async searchDestinations(query: unknown): Promise<DestinationView[]> {
     const { search, limit } = parseRequest(destinationSearchRequestSchema, query);
-    const response = await this.#call(() => this.#options.clients.shipping.searchDomesticDestinations({ search, limit }));
+    const response = await this.#call(() =>
+      this.#options.clients.shipping.searchDomesticDestinations({ search, limit }),
+    );
     return response.data.map((destination: DomesticDestination) => ({
       id: destination.id,
       label: destination.label ?? [destination.subdistrict_name, destination.city_name].filter(Boolean).join(", "),
@@ -133,7 +135,13 @@ export class Shop {
       created_at: now.toISOString(),
       events: [],
     };
-    logEvent(draft as Order, now, "shop", "order.created", `total ${rupiah(total)} incl. shipping ${rupiah(shipping.cost)}`);
+    logEvent(
+      draft as Order,
+      now,
+      "shop",
+      "order.created",
+      `total ${rupiah(total)} incl. shipping ${rupiah(shipping.cost)}`,
+    );
     logEvent(
       draft as Order,
       now,
@@ -169,7 +177,11 @@ export class Shop {
         customer: order.customer,
         items: [
           ...order.items.map(({ name, quantity, price }) => ({ name, quantity, price })),
-          { name: `Ongkir ${order.shipping.courier_name} ${order.shipping.service}`, quantity: 1, price: order.shipping.cost },
+          {
+            name: `Ongkir ${order.shipping.courier_name} ${order.shipping.service}`,
+            quantity: 1,
+            price: order.shipping.cost,
+          },
         ],
         callback_url: `${this.#options.publicBaseUrl()}/webhooks/payment`,
         callback_api_key: this.#options.callbackApiKey,
@@ -186,7 +198,13 @@ export class Shop {
     };
     const updated = await this.#options.orders.update(order.id, (stored) => {
       stored.payments.push(payment);
-      logEvent(stored, this.#now(), "shop", "va.created", `VA ${payment.va_number ?? "?"} at ${bank_code} for ${rupiah(payment.amount)}`);
+      logEvent(
+        stored,
+        this.#now(),
+        "shop",
+        "va.created",
+        `VA ${payment.va_number ?? "?"} at ${bank_code} for ${rupiah(payment.amount)}`,
+      );
     });
     return { order: updated ?? order, payment };
   }
@@ -219,12 +237,19 @@ export class Shop {
     );
   }
 
-  async #chooseShipping(destinationId: number, weight: number, courier: string, service: string): Promise<ChosenShipping> {
+  async #chooseShipping(
+    destinationId: number,
+    weight: number,
+    courier: string,
+    service: string,
+  ): Promise<ChosenShipping> {
     const options = await this.#quote(destinationId, weight, [courier]);
     const chosen = options.find((option) => option.service.toLowerCase() === service.toLowerCase());
     if (chosen === undefined) {
       throw new ShopError("invalid_request", `Courier ${courier} offers no service ${service} to this destination`, {
-        issues: [{ path: "service", message: `choose one of: ${options.map((o) => o.service).join(", ") || "(none)"}` }],
+        issues: [
+          { path: "service", message: `choose one of: ${options.map((o) => o.service).join(", ") || "(none)"}` },
+        ],
       });
     }
     return {

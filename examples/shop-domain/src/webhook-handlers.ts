@@ -1,8 +1,8 @@
 import type {
+  OrderStatusWebhook,
   PaymentCallback,
   QrisPaymentExpiredEvent,
   QrisPaymentSuccessEvent,
-  OrderStatusWebhook,
 } from "@kirimbayar/core/webhooks";
 import { logEvent, rupiah } from "./event-log.js";
 import type { Order, OrderStatus } from "./order.js";
@@ -77,9 +77,18 @@ export class ShopWebhookHandlers {
   async paymentCallback(callback: PaymentCallback): Promise<void> {
     const paymentId = callback.payment_id === undefined ? undefined : String(callback.payment_id);
     const status = (callback.status ?? "").toUpperCase();
-    const reference = paymentId ?? String(callback.order_id ?? "");
-    await this.#updateByPayment("payment", reference, `callback ${status}`, (order, at) => {
-      const payment = order.payments.find((p) => p.method === "va" && (paymentId === undefined || p.payment_id === paymentId));
+    // The callback's body is not published: find the order by payment id, or else by our order id.
+    const orderId = callback.order_id === undefined ? undefined : String(callback.order_id);
+    const found =
+      paymentId !== undefined
+        ? await this.#orders.findByPaymentReference(paymentId)
+        : orderId !== undefined
+          ? await this.#orders.get(orderId)
+          : undefined;
+    await this.#updateFound("payment", found, paymentId ?? orderId ?? "(none)", `callback ${status}`, (order, at) => {
+      const payment = order.payments.find(
+        (p) => p.method === "va" && (paymentId === undefined || p.payment_id === paymentId),
+      );
       if (payment?.method !== "va") return;
       if (status === "PAID") {
         payment.state = "paid";
@@ -107,7 +116,13 @@ export class ShopWebhookHandlers {
       if (target === undefined) return;
       const current = DELIVERY_RANK[order.status];
       if (current === undefined) {
-        logEvent(order, at, "shop", "order.attention", `courier reports ${change.status} for an order that is ${order.status}`);
+        logEvent(
+          order,
+          at,
+          "shop",
+          "order.attention",
+          `courier reports ${change.status} for an order that is ${order.status}`,
+        );
       } else if ((DELIVERY_RANK[target] ?? 0) > current) {
         order.status = target;
       }
@@ -117,7 +132,13 @@ export class ShopWebhookHandlers {
 
   #settle(order: Order, at: Date, source: "qris" | "payment", paid: number, quoted: number, what: string): void {
     if (DELIVERY_RANK[order.status] !== undefined) {
-      logEvent(order, at, "shop", "payment.extra", `${what} paid ${rupiah(paid)} but the order was already paid: refund it`);
+      logEvent(
+        order,
+        at,
+        "shop",
+        "payment.extra",
+        `${what} paid ${rupiah(paid)} but the order was already paid: refund it`,
+      );
     } else if (paid === quoted) {
       order.status = "paid";
       logEvent(order, at, source, "payment.success", `${what} paid ${rupiah(paid)}, matches the quoted amount`);
@@ -138,7 +159,16 @@ export class ShopWebhookHandlers {
     detail: string,
     change: (order: Order, at: Date) => void,
   ): Promise<void> {
-    const order = await this.#orders.findByPaymentReference(reference);
+    await this.#updateFound(source, await this.#orders.findByPaymentReference(reference), reference, detail, change);
+  }
+
+  async #updateFound(
+    source: "qris" | "payment",
+    order: Order | undefined,
+    reference: string,
+    detail: string,
+    change: (order: Order, at: Date) => void,
+  ): Promise<void> {
     if (order === undefined) {
       this.#unmatch(source, reference, detail);
       return;

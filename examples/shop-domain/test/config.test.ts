@@ -91,12 +91,14 @@ describe("loadShopConfig", () => {
   });
 
   it("needs the order service's URL and key together", () => {
-    expect(problemsOf({ ...validEnv, KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1" })).toEqual([
-      {
-        variable: "KIRIMBAYAR_ORDERS_API_KEY",
-        message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
-      },
-    ]);
+    expect(problemsOf({ ...validEnv, KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1" })).toEqual(
+      [
+        {
+          variable: "KIRIMBAYAR_ORDERS_API_KEY",
+          message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
+        },
+      ],
+    );
     const config = loadShopConfig({
       ...validEnv,
       KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1",

@@ -9,7 +9,12 @@ describe("rankCostOptions", () => {
       { name: "SiCepat", code: "sicepat", service: "REG", cost: 17_000, etd: "2-3 day" },
       { name: "JNE", code: "jne", service: "REG", cost: 18_000, etd: "" },
     ]);
-    expect(quote.map((o) => `${o.courier_code} ${o.service}`)).toEqual(["pos Kilat", "sicepat REG", "jne REG", "jne YES"]);
+    expect(quote.map((o) => `${o.courier_code} ${o.service}`)).toEqual([
+      "pos Kilat",
+      "sicepat REG",
+      "jne REG",
+      "jne YES",
+    ]);
     expect(quote.filter((o) => o.cheapest).map((o) => o.service)).toEqual(["Kilat"]);
     expect(quote.filter((o) => o.fastest).map((o) => o.service)).toEqual(["YES"]);
     expect(quote[0]?.etd).toEqual({ min: 3, max: 5, unit: "day", raw: "3-5 HARI" });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fromBase64, fromHex as decodeHex, toBase64, toHex } from "../src/crypto/encoding.js";
+import { fromHex as decodeHex, fromBase64, toBase64, toHex } from "../src/crypto/encoding.js";
 import { cryptoProvider as nodeProvider } from "../src/crypto/node.js";
 import type { CryptoProvider } from "../src/crypto/types.js";
 import { timingSafeEqual } from "../src/crypto/types.js";
@@ -16,8 +16,7 @@ const vectors = [
     key: fromHex("0b".repeat(20)),
     data: utf8("Hi There"),
     sha1: "b617318655057264e28bc0b6fb378c8ef146be00",
-    sha384:
-      "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6",
+    sha384: "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6",
     sha256: "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
     sha512:
       "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854",
@@ -26,8 +25,7 @@ const vectors = [
     key: utf8("Jefe"),
     data: utf8("what do ya want for nothing?"),
     sha1: "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79",
-    sha384:
-      "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649",
+    sha384: "af45d2e376484031617f78d2b58a6b1b9c7ef464f5a01b47e42ec3736322445e8e2240ca5e69e2c78b3239ecfab21649",
     sha256: "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
     sha512:
       "164b7a7bfcf819e2e395fbe73b56e0a387bd64222e831fd610270cd7ea2505549758bf75c05a994a6d034f65f8f0e6fdcaeab1a34d4a6b4b636e070a38bce737",
@@ -87,7 +85,9 @@ describe("both providers agree", () => {
         fc.uint8Array({ maxLength: 500 }),
         fc.constantFrom("SHA-1", "SHA-256", "SHA-384", "SHA-512" as const),
         async (key, data, algorithm) => {
-          expect(hex(await webProvider.hmac(algorithm, key, data))).toBe(hex(await nodeProvider.hmac(algorithm, key, data)));
+          expect(hex(await webProvider.hmac(algorithm, key, data))).toBe(
+            hex(await nodeProvider.hmac(algorithm, key, data)),
+          );
           expect(hex(await webProvider.sha256(data))).toBe(hex(await nodeProvider.sha256(data)));
         },
       ),

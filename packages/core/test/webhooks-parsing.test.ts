@@ -38,6 +38,17 @@ describe("parseUntrustedJson", () => {
     expect(withDuplicate).toEqual({ ok: false, reason: 'duplicate key "k250" in a JSON object' });
   });
 
+  it("finds duplicates in large objects nested in large objects, and not across siblings", () => {
+    const object = (prefix: string, count: number, inner = "") =>
+      `{${Array.from({ length: count }, (_, i) => `"${prefix}${i}":${i}`).join(",")}${inner}}`;
+    const nested = (inner: string) => object("outer", 40, `,"child":${inner}`);
+    expect(parseUntrustedJson(nested(object("k", 40))).ok).toBe(true);
+    expect(parseUntrustedJson(nested(object("k", 40, ',"k39":1'))).ok).toBe(false);
+    expect(parseUntrustedJson(object("outer", 40, `,"child":${object("k", 40)},"outer39":1`)).ok).toBe(false);
+    expect(parseUntrustedJson(`[${object("k", 40)},${object("k", 40)}]`).ok).toBe(true);
+    expect(parseUntrustedJson(object("outer", 40, `,"a":${object("k", 40)},"b":${object("k", 40)}`)).ok).toBe(true);
+  });
+
   it("can allow duplicates but never prototype keys", () => {
     expect(parseUntrustedJson('{"a":1,"a":2}', { rejectDuplicateKeys: false })).toEqual({ ok: true, value: { a: 2 } });
     expect(parseUntrustedJson('{"__proto__":1}', { rejectDuplicateKeys: false }).ok).toBe(false);
@@ -82,15 +93,27 @@ describe("IP addresses and CIDR blocks", () => {
     expect(Array.from(parseIpAddress(text) ?? [])).toEqual(bytes);
   });
 
-  it.each(["::1", "2001:db8::1", "fe80::1%eth0", "2001:0db8:0000:0000:0000:ff00:0042:8329", "64:ff9b::192.0.2.33", "::"])(
-    "parses IPv6 %s",
-    (text) => expect(parseIpAddress(text)?.length).toBe(16),
-  );
+  it.each([
+    "::1",
+    "2001:db8::1",
+    "fe80::1%eth0",
+    "2001:0db8:0000:0000:0000:ff00:0042:8329",
+    "64:ff9b::192.0.2.33",
+    "::",
+  ])("parses IPv6 %s", (text) => expect(parseIpAddress(text)?.length).toBe(16));
 
-  it.each(["", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1::2::3", "12345::1", "g::1", "1:2:3:4:5:6:7:8:9", "localhost"])(
-    "refuses %j",
-    (text) => expect(parseIpAddress(text)).toBeUndefined(),
-  );
+  it.each([
+    "",
+    "1.2.3",
+    "1.2.3.4.5",
+    "256.1.1.1",
+    "01.2.3.4",
+    "1::2::3",
+    "12345::1",
+    "g::1",
+    "1:2:3:4:5:6:7:8:9",
+    "localhost",
+  ])("refuses %j", (text) => expect(parseIpAddress(text)).toBeUndefined());
 
   it.each([
     ["203.0.113.0/24", "203.0.113.255", true],

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { WebhookHttpRequest } from "../src/webhooks/contract.js";
 import { callbackKeyVerifier, createWebhookReceiver } from "../src/webhooks.js";
+import type { DeliveredEvent } from "./support/webhook-requests.js";
 import { bodyOf, hmacBase64, hmacHex, paymentCallback, webhookRequest } from "./support/webhook-requests.js";
 
 const KEY = "cb-key-current-5d1e9a";
@@ -40,7 +41,7 @@ interface Row {
   status: number;
   calls: number;
   message?: RegExp;
-  check?: (events: Record<string, any>[]) => void;
+  check?: (events: DeliveredEvent[]) => void;
 }
 
 const rows: Row[] = [
@@ -49,13 +50,30 @@ const rows: Row[] = [
   { name: "base64 HMAC", request: signed(text, { signature: hmacBase64(KEY, text) }), status: 200, calls: 1 },
   {
     name: "URL-safe base64 without padding",
-    request: signed(text, { signature: hmacBase64(KEY, text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "") }),
+    request: signed(text, {
+      signature: hmacBase64(KEY, text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+    }),
     status: 200,
     calls: 1,
   },
-  { name: "upper-case hex", request: signed(text, { signature: hmacHex(KEY, text).toUpperCase() }), status: 200, calls: 1 },
-  { name: "signature with surrounding spaces", request: signed(text, { signature: ` ${hmacHex(KEY, text)} ` }), status: 200, calls: 1 },
-  { name: "signed with the previous key (rotation)", request: signed(paymentCallback(), { key: OLD_KEY }), status: 200, calls: 1 },
+  {
+    name: "upper-case hex",
+    request: signed(text, { signature: hmacHex(KEY, text).toUpperCase() }),
+    status: 200,
+    calls: 1,
+  },
+  {
+    name: "signature with surrounding spaces",
+    request: signed(text, { signature: ` ${hmacHex(KEY, text)} ` }),
+    status: 200,
+    calls: 1,
+  },
+  {
+    name: "signed with the previous key (rotation)",
+    request: signed(paymentCallback(), { key: OLD_KEY }),
+    status: 200,
+    calls: 1,
+  },
   {
     name: "header name in another case",
     request: (() => {
@@ -103,7 +121,12 @@ const rows: Row[] = [
     status: 200,
     calls: 1,
   },
-  { name: "empty content type header", request: signed(paymentCallback(), { headers: { "content-type": "" } }), status: 415, calls: 0 },
+  {
+    name: "empty content type header",
+    request: signed(paymentCallback(), { headers: { "content-type": "" } }),
+    status: 415,
+    calls: 0,
+  },
   {
     name: "pretty-printed body signed as sent",
     request: signed(JSON.stringify(paymentCallback(), null, 2)),
@@ -146,12 +169,44 @@ const rows: Row[] = [
     calls: 1,
   },
   // Authentication.
-  { name: "missing signature header", request: signed(paymentCallback(), { signature: null }), status: 401, calls: 0, message: /X-Callback-Api-Key is missing/ },
-  { name: "empty signature header", request: signed(paymentCallback(), { signature: "" }), status: 401, calls: 0, message: /missing/ },
-  { name: "signed with a wrong key", request: signed(paymentCallback(), { key: "cb-key-wrong" }), status: 401, calls: 0 },
-  { name: "truncated hex signature", request: signed(text, { signature: hmacHex(KEY, text).slice(0, 63) }), status: 401, calls: 0 },
-  { name: "hex signature with a character appended", request: signed(text, { signature: `${hmacHex(KEY, text)}0` }), status: 401, calls: 0 },
-  { name: "signature halved", request: signed(text, { signature: hmacHex(KEY, text).slice(0, 32) }), status: 401, calls: 0 },
+  {
+    name: "missing signature header",
+    request: signed(paymentCallback(), { signature: null }),
+    status: 401,
+    calls: 0,
+    message: /X-Callback-Api-Key is missing/,
+  },
+  {
+    name: "empty signature header",
+    request: signed(paymentCallback(), { signature: "" }),
+    status: 401,
+    calls: 0,
+    message: /missing/,
+  },
+  {
+    name: "signed with a wrong key",
+    request: signed(paymentCallback(), { key: "cb-key-wrong" }),
+    status: 401,
+    calls: 0,
+  },
+  {
+    name: "truncated hex signature",
+    request: signed(text, { signature: hmacHex(KEY, text).slice(0, 63) }),
+    status: 401,
+    calls: 0,
+  },
+  {
+    name: "hex signature with a character appended",
+    request: signed(text, { signature: `${hmacHex(KEY, text)}0` }),
+    status: 401,
+    calls: 0,
+  },
+  {
+    name: "signature halved",
+    request: signed(text, { signature: hmacHex(KEY, text).slice(0, 32) }),
+    status: 401,
+    calls: 0,
+  },
   {
     name: "signature of another body",
     request: signed(text, { signature: hmacHex(KEY, JSON.stringify(paymentCallback({ amount: 1 }))) }),
@@ -177,8 +232,18 @@ const rows: Row[] = [
     status: 401,
     calls: 0,
   },
-  { name: "non-hex garbage of the right length", request: signed(text, { signature: "z".repeat(64) }), status: 401, calls: 0 },
-  { name: "signature with a sha256= prefix", request: signed(text, { signature: `sha256=${hmacHex(KEY, text)}` }), status: 401, calls: 0 },
+  {
+    name: "non-hex garbage of the right length",
+    request: signed(text, { signature: "z".repeat(64) }),
+    status: 401,
+    calls: 0,
+  },
+  {
+    name: "signature with a sha256= prefix",
+    request: signed(text, { signature: `sha256=${hmacHex(KEY, text)}` }),
+    status: 401,
+    calls: 0,
+  },
   {
     name: "HMAC keyed with the key in another case",
     request: signed(paymentCallback(), { key: KEY.toUpperCase() }),
@@ -193,7 +258,12 @@ const rows: Row[] = [
   { name: "signed empty body", request: signed(""), status: 400, calls: 0 },
   { name: "fractional amount", request: signed(paymentCallback({ amount: 10.5 })), status: 400, calls: 0 },
   { name: "negative amount", request: signed(paymentCallback({ amount: -5 })), status: 400, calls: 0 },
-  { name: "amount text that is not a number", request: signed(paymentCallback({ amount: "150.000,00" })), status: 400, calls: 0 },
+  {
+    name: "amount text that is not a number",
+    request: signed(paymentCallback({ amount: "150.000,00" })),
+    status: 400,
+    calls: 0,
+  },
   { name: "empty payment id", request: signed(paymentCallback({ payment_id: "" })), status: 400, calls: 0 },
   { name: "payment id as a boolean", request: signed(paymentCallback({ payment_id: true })), status: 400, calls: 0 },
   { name: "status as a number", request: signed(paymentCallback({ status: 2 })), status: 400, calls: 0 },
@@ -223,11 +293,34 @@ const rows: Row[] = [
     status: 400,
     calls: 0,
   },
-  { name: "signed invalid UTF-8", request: signed("", { rawBody: new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]), signature: hmacHex(KEY, new Uint8Array([0x7b, 0xc3, 0x28, 0x7d])) }), status: 400, calls: 0 },
+  {
+    name: "signed invalid UTF-8",
+    request: signed("", {
+      rawBody: new Uint8Array([0x7b, 0xc3, 0x28, 0x7d]),
+      signature: hmacHex(KEY, new Uint8Array([0x7b, 0xc3, 0x28, 0x7d])),
+    }),
+    status: 400,
+    calls: 0,
+  },
   // Transport.
-  { name: "over the size limit", request: signed(paymentCallback({ blob: "y".repeat(65 * 1024) })), status: 413, calls: 0 },
-  { name: "text/plain", request: signed(paymentCallback(), { headers: { "content-type": "text/plain" } }), status: 415, calls: 0 },
-  { name: "multipart", request: signed(paymentCallback(), { headers: { "content-type": "multipart/form-data; boundary=x" } }), status: 415, calls: 0 },
+  {
+    name: "over the size limit",
+    request: signed(paymentCallback({ blob: "y".repeat(65 * 1024) })),
+    status: 413,
+    calls: 0,
+  },
+  {
+    name: "text/plain",
+    request: signed(paymentCallback(), { headers: { "content-type": "text/plain" } }),
+    status: 415,
+    calls: 0,
+  },
+  {
+    name: "multipart",
+    request: signed(paymentCallback(), { headers: { "content-type": "multipart/form-data; boundary=x" } }),
+    status: 415,
+    calls: 0,
+  },
   { name: "GET", request: signed(paymentCallback(), { method: "GET" }), status: 405, calls: 0 },
   { name: "PUT", request: signed(paymentCallback(), { method: "PUT" }), status: 405, calls: 0 },
   { name: "PATCH", request: signed(paymentCallback(), { method: "PATCH" }), status: 405, calls: 0 },
@@ -238,14 +331,20 @@ const rows: Row[] = [
     calls: 0,
     message: /before express\.json\(\)/,
   },
-  { name: "body given as a number", request: signed(paymentCallback(), { rawBody: 12 }), status: 500, calls: 0, message: /Uint8Array or a string/ },
+  {
+    name: "body given as a number",
+    request: signed(paymentCallback(), { rawBody: 12 }),
+    status: 500,
+    calls: 0,
+    message: /Uint8Array or a string/,
+  },
 ];
 
 describe("payment callback receiver: request table", () => {
   it("has at least 50 rows", () => expect(rows.length).toBeGreaterThanOrEqual(50));
 
   it.each(rows)("$name → $status", async (row) => {
-    const events: Record<string, any>[] = [];
+    const events: DeliveredEvent[] = [];
     const receiver = createWebhookReceiver({
       source: "payment",
       verify: [callbackKeyVerifier({ secrets: SECRETS })],

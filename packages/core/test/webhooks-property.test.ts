@@ -3,7 +3,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { WebhookHttpRequest } from "../src/webhooks/contract.js";
-import { callbackKeyVerifier, createWebhookReceiver, ipAllowlist, tokenVerifier, type WebhookSource } from "../src/webhooks.js";
+import {
+  callbackKeyVerifier,
+  createWebhookReceiver,
+  ipAllowlist,
+  tokenVerifier,
+  type WebhookSource,
+} from "../src/webhooks.js";
 import { hmacHex, orderStatus, paymentCallback, qrisSuccess } from "./support/webhook-requests.js";
 
 const TOKEN = "prop-token-Qm7x2Lr9Vw4k";
@@ -15,8 +21,16 @@ function receivers() {
   const count = () => {
     calls.count++;
   };
-  const qris = createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: TOKEN, in: "query" })], logger: quiet });
-  const payment = createWebhookReceiver({ source: "payment", verify: [callbackKeyVerifier({ secrets: KEY })], logger: quiet });
+  const qris = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+    logger: quiet,
+  });
+  const payment = createWebhookReceiver({
+    source: "payment",
+    verify: [callbackKeyVerifier({ secrets: KEY })],
+    logger: quiet,
+  });
   const orders = createWebhookReceiver({
     source: "orders",
     verify: [tokenVerifier({ secrets: TOKEN, in: "path" }), ipAllowlist({ allow: ["203.0.113.0/24"], trustProxy: 1 })],
@@ -24,7 +38,10 @@ function receivers() {
   });
   for (const receiver of [qris, payment, orders]) receiver.onAny(count);
   orders.onOrderStatus("Dikirim", count);
-  return { calls, bySource: { qris, payment, orders } as Record<WebhookSource, ReturnType<typeof createWebhookReceiver>> };
+  return {
+    calls,
+    bySource: { qris, payment, orders } as Record<WebhookSource, ReturnType<typeof createWebhookReceiver>>,
+  };
 }
 
 const validBodies = fc.constantFrom(
@@ -39,7 +56,11 @@ const bodyArbitrary = fc.oneof(
   fc.uint8Array({ maxLength: 300 }),
   fc.jsonValue().map((value) => JSON.stringify({ ...qrisSuccess(), data: value })),
 );
-const headerValue = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }), fc.base64String());
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 80 }),
+  fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 }),
+  fc.base64String(),
+);
 const headersArbitrary = fc.record(
   {
     "content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", ""),

@@ -12,8 +12,8 @@ import {
   type RequestVerifier,
   timestampWindow,
   tokenVerifier,
-  type WebhookContext,
   WebhookConfigurationError,
+  type WebhookContext,
   WebhookProcessingError,
 } from "../src/webhooks.js";
 import {
@@ -51,7 +51,9 @@ describe("createWebhookReceiver configuration", () => {
     const receiver = createWebhookReceiver({ source: "orders", insecureNoVerification: true, logger: { warn } });
     receiver.on("order.status", () => {});
     for (let i = 0; i < 3; i++) {
-      const response = await receiver.handle(webhookRequest({ rawBody: JSON.stringify(orderStatus({ cnote: `c${i}` })) }));
+      const response = await receiver.handle(
+        webhookRequest({ rawBody: JSON.stringify(orderStatus({ cnote: `c${i}` })) }),
+      );
       expect(response.status).toBe(200);
     }
     expect(warn).toHaveBeenCalledTimes(1);
@@ -82,14 +84,19 @@ describe("createWebhookReceiver configuration", () => {
     expect(() => ipAllowlist({ allow: ["10.0.0.1"], trustProxy: -1 })).toThrow(/trustProxy/);
     expect(() => hmacVerifier({ secrets: "k", header: "X", algorithm: "MD5" as "SHA-1" })).toThrow(/algorithm/);
     expect(() => hmacVerifier({ secrets: "zz", header: "X", secretEncoding: "hex" })).toThrow(/not valid hex/);
-    expect(() => createWebhookReceiver({ source: "orders", verify: [timestampWindow()] })).toThrow(/cannot verify "orders"/);
+    expect(() => createWebhookReceiver({ source: "orders", verify: [timestampWindow()] })).toThrow(
+      /cannot verify "orders"/,
+    );
     expect(() => createWebhookReceiver({ source: "nope" as "qris", insecureNoVerification: true })).toThrow(/source/);
     expect(() => createWebhookReceiver({ source: "qris", verify: [{} as RequestVerifier] })).toThrow(/verifier/);
     expect(() => qrisReceiver({ maxBodyBytes: 0 })).toThrow(/maxBodyBytes/);
   });
 
   it("refuses handlers for events a source never delivers", () => {
-    const orders = createWebhookReceiver({ source: "orders", verify: [tokenVerifier({ secrets: TOKEN, in: "query" })] });
+    const orders = createWebhookReceiver({
+      source: "orders",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+    });
     expect(() => orders.on("payment.success" as "order.status", () => {})).toThrow(/onOrderStatus/);
     expect(() => qrisReceiver().onOrderStatus("Dikirim", () => {})).toThrow(/orders/);
     expect(() => orders.onOrderStatus("  ", () => {})).toThrow(/non-empty/);
@@ -100,7 +107,10 @@ describe("createWebhookReceiver configuration", () => {
     const receiver = qrisReceiver();
     expect(receiver.source).toBe("qris");
     expect(receiver.handlerCount).toBe(0);
-    receiver.on("payment.success", () => {}).on("payment.expired", () => {}).onAny(() => {});
+    receiver
+      .on("payment.success", () => {})
+      .on("payment.expired", () => {})
+      .onAny(() => {});
     receiver.onError(() => {});
     expect(receiver.handlerCount).toBe(3);
   });
@@ -250,7 +260,9 @@ describe("exactly-once state machine in the receiver", () => {
     };
     const handler = vi.fn();
     const onError = vi.fn();
-    const receiver = qrisReceiver({ idempotency: { store: unreachable } }).on("payment.success", handler).onError(onError);
+    const receiver = qrisReceiver({ idempotency: { store: unreachable } })
+      .on("payment.success", handler)
+      .onError(onError);
     const response = await receiver.handle(qrisRequest());
     expect(response.status).toBe(503);
     expect(handler).not.toHaveBeenCalled();
@@ -266,7 +278,9 @@ describe("exactly-once state machine in the receiver", () => {
       release: (key, owner, retention) => memory.release(key, owner, retention),
     };
     const onError = vi.fn();
-    const receiver = qrisReceiver({ idempotency: { store } }).on("payment.success", () => {}).onError(onError);
+    const receiver = qrisReceiver({ idempotency: { store } })
+      .on("payment.success", () => {})
+      .onError(onError);
     expect((await receiver.handle(qrisRequest())).status).toBe(200);
     expect(onError.mock.calls[0]?.[1]).toMatchObject({ stage: "idempotency", status: 200 });
   });
@@ -290,7 +304,12 @@ describe("exactly-once state machine in the receiver", () => {
     await receiver.handle(qrisRequest(qrisSuccess({ qris_history_id: "h".repeat(300) })));
     expect(keys[0]).toBe("mine:payment.success");
     expect(isRetry).toBeUndefined();
-    const orders = createWebhookReceiver({ source: "orders", insecureNoVerification: true, logger: quiet, idempotency: { store } });
+    const orders = createWebhookReceiver({
+      source: "orders",
+      insecureNoVerification: true,
+      logger: quiet,
+      idempotency: { store },
+    });
     orders.onAny(() => {});
     await orders.handle(webhookRequest({ rawBody: JSON.stringify(orderStatus({ order_no: "o".repeat(500) })) }));
     expect(keys[2]).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -327,7 +346,9 @@ describe("verifiers inside the receiver", () => {
     const base = { url: `/hook?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess()) };
     expect((await receiver.handle(webhookRequest({ ...base, remoteAddress: "127.0.0.1" }))).status).toBe(200);
     expect((await receiver.handle(webhookRequest({ ...base, remoteAddress: "127.0.0.2" }))).status).toBe(401);
-    expect((await receiver.handle(webhookRequest({ ...base, url: "/hook", remoteAddress: "127.0.0.1" }))).status).toBe(401);
+    expect((await receiver.handle(webhookRequest({ ...base, url: "/hook", remoteAddress: "127.0.0.1" }))).status).toBe(
+      401,
+    );
   });
 
   it("treats a custom verifier that returns nothing as a failure", async () => {
@@ -379,12 +400,12 @@ describe("verifiers inside the receiver", () => {
         ],
       }).onAny(() => {});
       const send = (signature: string, id: string) =>
-        receiver.handle(
-          webhookRequest({ rawBody: text.replace("ORD-77", id), headers: { "x-signature": signature } }),
-        );
+        receiver.handle(webhookRequest({ rawBody: text.replace("ORD-77", id), headers: { "x-signature": signature } }));
       expect((await send(`V1=${digest}`, "ORD-77")).status).toBe(200);
       expect((await send(digest, "ORD-77")).status).toBe(401);
-      expect(bodyOf(await send(`v1=${hmacBase64("x", text)}`, "ORD-77")).message).toMatch(/right length|does not match/);
+      expect(bodyOf(await send(`v1=${hmacBase64("x", text)}`, "ORD-77")).message).toMatch(
+        /right length|does not match/,
+      );
     }
   });
 
@@ -452,21 +473,30 @@ describe("transport", () => {
     const receiver = qrisReceiver().onAny(() => {});
     const bytes = new TextEncoder().encode(JSON.stringify(qrisSuccess()));
     const view = new DataView(bytes.buffer.slice(0));
-    expect((await receiver.handle(webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: bytes.buffer }))).status).toBe(200);
+    expect((await receiver.handle(webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: bytes.buffer }))).status).toBe(
+      200,
+    );
     expect((await receiver.handle(webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: view }))).status).toBe(200);
   });
 
   it("accepts Web Headers in handle()", async () => {
     const receiver = qrisReceiver().onAny(() => {});
     const headers = new Headers({ "Content-Type": "application/json" });
-    const response = await receiver.handle({ method: "POST", url: `/hook?token=${TOKEN}`, headers, rawBody: JSON.stringify(qrisSuccess()) });
+    const response = await receiver.handle({
+      method: "POST",
+      url: `/hook?token=${TOKEN}`,
+      headers,
+      rawBody: JSON.stringify(qrisSuccess()),
+    });
     expect(response.status).toBe(200);
   });
 
   it("logs a misconfigured adapter and reports it to onError", async () => {
     const error = vi.fn();
     const onError = vi.fn();
-    const receiver = qrisReceiver({ logger: { error } }).onAny(() => {}).onError(onError);
+    const receiver = qrisReceiver({ logger: { error } })
+      .onAny(() => {})
+      .onError(onError);
     const response = await receiver.handle(webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: qrisSuccess() }));
     expect(response.status).toBe(500);
     expect(error.mock.calls[0]?.[0]).toMatch(/already-parsed object/);
@@ -496,7 +526,11 @@ describe("fetch()", () => {
       seen.push(String(event.data.qris_history_id));
     });
     const response = await receiver.fetch(
-      new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(qrisSuccess()) }),
+      new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(qrisSuccess()),
+      }),
     );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/application\/json/);
@@ -516,15 +550,24 @@ describe("fetch()", () => {
         controller.close();
       },
     });
-    const streamed = await receiver.fetch(new Request(url, { method: "POST", body: stream, duplex: "half" } as RequestInit));
+    const streamed = await receiver.fetch(
+      new Request(url, { method: "POST", body: stream, duplex: "half" } as RequestInit),
+    );
     expect(streamed.status).toBe(413);
   });
 
   it("passes the remote address through and answers 405 with Allow", async () => {
-    const receiver = createWebhookReceiver({ source: "qris", verify: [ipAllowlist({ allow: ["192.0.2.0/24"] })] }).onAny(() => {});
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [ipAllowlist({ allow: ["192.0.2.0/24"] })],
+    }).onAny(() => {});
     // A string body makes Request default to text/plain, which the receiver refuses: say JSON.
     const request = () =>
-      new Request(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(qrisSuccess()) });
+      new Request(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(qrisSuccess()),
+      });
     expect((await receiver.fetch(request(), { remoteAddress: "192.0.2.9" })).status).toBe(200);
     expect((await receiver.fetch(request(), { remoteAddress: "192.0.3.9" })).status).toBe(401);
     const get = await receiver.fetch(new Request(url));

@@ -64,7 +64,7 @@ declare global {
  *
  * @example
  * app.use(kirimbayarClients({ qris: { apiKey: process.env.QRIS_API_KEY!, baseUrl: "https://api.example.id" } }));
- * app.post("/checkout", async (req, res) => res.json(await res.locals.kirimbayar!.qris!.generate({ amount: 10_000 })));
+ * app.post("/checkout", async (req, res) => res.json((await res.locals.kirimbayar!.qris!.generateQris({ qris_id: 12, amount: 10_000, output_type: "string" })).data));
  */
 export function kirimbayarClients(options: KirimbayarClientsOptions): RequestHandler & { clients: KirimbayarClients } {
   const clients = createClients(options);

@@ -9,7 +9,9 @@ import { type RequestHandler, Router } from "express";
 import { type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
 
 /** One webhook source: a receiver you built (handlers registered), or options the router builds it from. */
-export type WebhookSourceConfig<S extends WebhookSource> = WebhookReceiver<S> | Omit<WebhookReceiverOptions<S>, "source">;
+export type WebhookSourceConfig<S extends WebhookSource> =
+  | WebhookReceiver<S>
+  | Omit<WebhookReceiverOptions<S>, "source">;
 
 /** Options of {@link createWebhookRouter}. Configure only the sources you receive. */
 export interface WebhookRouterOptions {

@@ -11,7 +11,9 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { perEnv } from "./per-env.js";
 
 /** One webhook source: a receiver you built (handlers registered), or options the app builds it from. */
-export type WebhookSourceConfig<S extends WebhookSource> = WebhookReceiver<S> | Omit<WebhookReceiverOptions<S>, "source">;
+export type WebhookSourceConfig<S extends WebhookSource> =
+  | WebhookReceiver<S>
+  | Omit<WebhookReceiverOptions<S>, "source">;
 
 /** The webhook sources of an app. Configure only the ones you receive. */
 export interface WebhookSources {
@@ -84,6 +86,12 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       if (route === undefined) return c.notFound();
       // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
       const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1));
+      const declared = c.req.header("content-length");
+      if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
+        // Fast path: `arrayBuffer()` lets @hono/node-server read the socket without building Web streams.
+        if (Number(declared) > route.maxBodyBytes) return oversized();
+        return answer(c, route, new Uint8Array(await c.req.arrayBuffer()));
+      }
       let answered: Response | undefined;
       const refused = await bodyLimit({ maxSize: route.maxBodyBytes, onError: oversized })(c, async () => {
         answered = await answer(c, route, new Uint8Array(await c.req.arrayBuffer()));

@@ -15,4 +15,3 @@ export {
   type KirimbayarVariables,
   kirimbayarClients,
 } from "./clients.js";
-export { perEnv } from "./per-env.js";

@@ -44,5 +44,7 @@ export class BodyParserErrorBridge implements OnModuleInit {
 }
 
 function asBytes(rawBody: unknown): Uint8Array | undefined {
-  return rawBody instanceof Uint8Array ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength) : undefined;
+  return rawBody instanceof Uint8Array
+    ? new Uint8Array(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength)
+    : undefined;
 }

@@ -39,7 +39,9 @@ export function clientProviders(names: readonly KirimbayarClientName[]): Provide
     useFactory: (clients: Partial<KirimbayarClients>) => {
       const client = clients[name];
       if (client === undefined) {
-        throw new Error(`KirimbayarModule: ${clientClasses[name].name} is provided but clients.${name} is not configured.`);
+        throw new Error(
+          `KirimbayarModule: ${clientClasses[name].name} is provided but clients.${name} is not configured.`,
+        );
       }
       return client;
     },

@@ -14,7 +14,10 @@ const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ modu
     ...module,
     global: extras.isGlobal ?? false,
     controllers: [createWebhookController(extras.webhookPath ?? "webhooks")],
-    providers: [...(module.providers ?? []), { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" }],
+    providers: [
+      ...(module.providers ?? []),
+      { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" },
+    ],
   }))
   .build();
 
@@ -49,19 +52,18 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
 export class KirimbayarModule extends definition.ConfigurableModuleClass {
   /** Configures the module from a plain object; provides exactly the clients in `options.clients`. */
   static override forRoot(options: typeof definition.OPTIONS_TYPE): DynamicModule {
+    // biome-ignore lint/complexity/noThisInStatic: the builder's forRoot makes `this` class the dynamic module.
     return withClients(super.forRoot(options), configuredClientNames(options.clients));
   }
 
   /** Configures the module from a factory; provides the clients listed in `provideClients`. */
   static override forRootAsync(options: typeof definition.ASYNC_OPTIONS_TYPE): DynamicModule {
+    // biome-ignore lint/complexity/noThisInStatic: the builder's forRootAsync makes `this` class the dynamic module.
     return withClients(super.forRootAsync(options), options.provideClients ?? []);
   }
 }
 
-function withClients(
-  module: DynamicModule,
-  names: Parameters<typeof clientProviders>[0],
-): DynamicModule {
+function withClients(module: DynamicModule, names: Parameters<typeof clientProviders>[0]): DynamicModule {
   return {
     ...module,
     providers: [...(module.providers ?? []), ...clientProviders(names)],

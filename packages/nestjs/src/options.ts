@@ -1,8 +1,10 @@
-import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/express";
 import type { WebhookReceiver, WebhookReceiverOptions, WebhookSource } from "@kirimbayar/core/webhooks";
+import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/express";
 
 /** One webhook source: receiver options (the module builds the receiver), or a receiver you built. */
-export type WebhookSourceConfig<S extends WebhookSource> = WebhookReceiver<S> | Omit<WebhookReceiverOptions<S>, "source">;
+export type WebhookSourceConfig<S extends WebhookSource> =
+  | WebhookReceiver<S>
+  | Omit<WebhookReceiverOptions<S>, "source">;
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
 export interface KirimbayarModuleOptions {

@@ -14,7 +14,11 @@ export interface WebhookRoute {
 
 /** The receivers built from the module options, by source (for handler discovery) and by path segment. */
 export interface WebhookRoutes {
-  bySource: { qris?: WebhookReceiver<"qris">; payment?: WebhookReceiver<"payment">; orders?: WebhookReceiver<"orders"> };
+  bySource: {
+    qris?: WebhookReceiver<"qris">;
+    payment?: WebhookReceiver<"payment">;
+    orders?: WebhookReceiver<"orders">;
+  };
   bySegment: ReadonlyMap<string, WebhookRoute>;
 }
 

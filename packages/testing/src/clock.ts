@@ -108,10 +108,13 @@ export class RealClock implements Clock {
   setTimer(callback: () => unknown, delayMs: number): TimerId {
     const id = this.#nextId++;
     const due = this.now() + Math.max(0, delayMs);
-    const handle = setTimeout(() => {
-      this.#timers.delete(id);
-      void callback();
-    }, Math.max(0, delayMs));
+    const handle = setTimeout(
+      () => {
+        this.#timers.delete(id);
+        void callback();
+      },
+      Math.max(0, delayMs),
+    );
     // A pending retry must not keep a test runner or CLI process alive on its own.
     handle.unref?.();
     this.#timers.set(id, { due, callback, handle });

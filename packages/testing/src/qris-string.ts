@@ -1,5 +1,6 @@
 // Builds EMVCo merchant-presented QR payloads the way QRIS codes are laid out, so that fixture and fake QR strings
-// parse, carry the charged amount in tag 54 and pass the CRC check of core's QRIS tools.
+// parse, carry the charged amount in tag 54 and pass the CRC check of core's QRIS tools (which also close them).
+import { withQrisCrc } from "@kirimbayar/core";
 
 const encoder = new TextEncoder();
 
@@ -7,16 +8,6 @@ function tlv(tag: string, value: string): string {
   const length = encoder.encode(value).length;
   if (length > 99) throw new RangeError(`QRIS tag ${tag} is longer than 99 bytes`);
   return `${tag}${String(length).padStart(2, "0")}${value}`;
-}
-
-/** CRC-16/CCITT-FALSE over UTF-8 bytes (poly 0x1021, init 0xFFFF). */
-function crc16(input: string): number {
-  let crc = 0xffff;
-  for (const byte of encoder.encode(input)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc;
 }
 
 /** Fields of a dynamic QRIS payload. */
@@ -54,6 +45,5 @@ export function buildQrisString(input: QrisPayloadInput): string {
     tlv("61", input.postalCode),
     tlv("62", tlv("05", input.reference.slice(0, 25))),
   ].join("");
-  const withCrcHeader = `${payload}6304`;
-  return withCrcHeader + crc16(withCrcHeader).toString(16).toUpperCase().padStart(4, "0");
+  return withQrisCrc(payload);
 }

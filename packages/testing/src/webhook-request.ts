@@ -47,7 +47,11 @@ export interface WebhookRequestParts {
  * @example
  * signCallbackBody('{"payment_id":"KPAY-1"}', "my-callback-key"); // 64 hex characters
  */
-export function signCallbackBody(rawBody: string | Uint8Array, callbackApiKey: string, encoding: "hex" | "base64" = "hex"): string {
+export function signCallbackBody(
+  rawBody: string | Uint8Array,
+  callbackApiKey: string,
+  encoding: "hex" | "base64" = "hex",
+): string {
   return createHmac("sha256", callbackApiKey).update(rawBody).digest(encoding);
 }
 

@@ -20,7 +20,9 @@ describe("fake payment gateway (raw HTTP semantics)", () => {
     const missing = await api(provider).call("/user/api/v1/user/methods");
     expect(missing.status).toBe(401);
     expect((await missing.json()).meta.message).toMatch(/X-API-Key is missing/);
-    const wrong = await api(provider).call("/user/api/v1/user/methods", { headers: { "X-API-Key": "sk_live_sentinel_wrong" } });
+    const wrong = await api(provider).call("/user/api/v1/user/methods", {
+      headers: { "X-API-Key": "sk_live_sentinel_wrong" },
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain("sentinel");
   });
@@ -43,14 +45,26 @@ describe("fake payment gateway (raw HTTP semantics)", () => {
     expect(body.meta.status).toBe("error");
     expect(body.data).toBeNull();
     expect(body.errors.map((e: { field: string }) => e.field).sort()).toEqual(
-      ["amount", "callback_api_key", "channel_code", "customer.email", "customer.name", "customer.phone", "expiry_duration", "items"].sort(),
+      [
+        "amount",
+        "callback_api_key",
+        "channel_code",
+        "customer.email",
+        "customer.name",
+        "customer.phone",
+        "expiry_duration",
+        "items",
+      ].sort(),
     );
     expect(provider.payments.list()).toHaveLength(0);
   });
 
   it("accepts the minimum amount and expiry, and refuses a body that is not JSON", async () => {
     const provider = fake();
-    const ok = await api(provider).payment.post("/user/api/v1/user/payment/create", validPayment({ amount: 10_000, expiry_duration: 3600 }));
+    const ok = await api(provider).payment.post(
+      "/user/api/v1/user/payment/create",
+      validPayment({ amount: 10_000, expiry_duration: 3600 }),
+    );
     expect(ok.status).toBe(200);
     const wrongType = await api(provider).call("/user/api/v1/user/payment/create", {
       method: "POST",
@@ -77,20 +91,36 @@ describe("fake payment gateway (raw HTTP semantics)", () => {
 
   it("pays, then reports PAID; a paid payment cannot be cancelled", async () => {
     const provider = fake();
-    const { data } = await (await api(provider).payment.post("/user/api/v1/user/payment/create", validPayment())).json();
+    const { data } = await (
+      await api(provider).payment.post("/user/api/v1/user/payment/create", validPayment())
+    ).json();
     await provider.payments.pay(data.payment_id);
-    const status = await (await api(provider).payment.get(`/user/api/v1/user/payment/status/${encodeURIComponent(data.payment_id)}`)).json();
+    const status = await (
+      await api(provider).payment.get(`/user/api/v1/user/payment/status/${encodeURIComponent(data.payment_id)}`)
+    ).json();
     expect(status.data).toMatchObject({ status: "PAID", paid_at: "2026-01-15T03:00:00Z" });
-    const cancel = await api(provider).payment.post("/user/api/v1/user/payment/cancel", { payment_id: data.payment_id, reason: "x" });
+    const cancel = await api(provider).payment.post("/user/api/v1/user/payment/cancel", {
+      payment_id: data.payment_id,
+      reason: "x",
+    });
     expect(cancel.status).toBe(400);
     expect((await cancel.json()).meta.message).toMatch(/PENDING/);
   });
 
   it("a cancelled VA stays cancelled: it cannot be paid and does not expire", async () => {
     const provider = fake();
-    const { data } = await (await api(provider).payment.post("/user/api/v1/user/payment/create", validPayment())).json();
-    const cancel = await api(provider).payment.post("/user/api/v1/user/payment/cancel", { payment_id: data.payment_id, reason: "Customer request" });
-    expect((await cancel.json()).data).toMatchObject({ payment_id: data.payment_id, status: "CANCELED", reason: "Customer request" });
+    const { data } = await (
+      await api(provider).payment.post("/user/api/v1/user/payment/create", validPayment())
+    ).json();
+    const cancel = await api(provider).payment.post("/user/api/v1/user/payment/cancel", {
+      payment_id: data.payment_id,
+      reason: "Customer request",
+    });
+    expect((await cancel.json()).data).toMatchObject({
+      payment_id: data.payment_id,
+      status: "CANCELED",
+      reason: "Customer request",
+    });
     await expect(provider.payments.pay(data.payment_id)).rejects.toThrow(FakeProviderError);
     await provider.clock.advance(2 * 3600_000);
     expect(provider.payments.get(data.payment_id)?.record.status).toBe("CANCELED");
@@ -104,7 +134,11 @@ describe("fake payment gateway (raw HTTP semantics)", () => {
     const { data } = await (
       await api(provider).payment.post(
         "/user/api/v1/user/payment/create",
-        validPayment({ expiry_duration: 7200, callback_url: "https://shop.test/webhooks/payment", callback_api_key: "cb-key" }),
+        validPayment({
+          expiry_duration: 7200,
+          callback_url: "https://shop.test/webhooks/payment",
+          callback_api_key: "cb-key",
+        }),
       )
     ).json();
     await provider.clock.advance(7200_000 - 1);
@@ -113,14 +147,24 @@ describe("fake payment gateway (raw HTTP semantics)", () => {
     expect(provider.payments.get(data.payment_id)?.record.status).toBe("EXPIRED");
     expect(receiver.received).toHaveLength(1);
     const [callback] = receiver.received;
-    expect(JSON.parse(callback?.body ?? "")).toMatchObject({ payment_id: data.payment_id, status: "EXPIRED", amount: 150_000 });
+    expect(JSON.parse(callback?.body ?? "")).toMatchObject({
+      payment_id: data.payment_id,
+      status: "EXPIRED",
+      amount: 150_000,
+    });
     const { createHmac } = await import("node:crypto");
-    expect(callback?.headers.get("x-callback-api-key")).toBe(createHmac("sha256", "cb-key").update(callback?.body ?? "").digest("hex"));
+    expect(callback?.headers.get("x-callback-api-key")).toBe(
+      createHmac("sha256", "cb-key")
+        .update(callback?.body ?? "")
+        .digest("hex"),
+    );
   });
 
   it("cancel needs payment_id and a known payment", async () => {
     const provider = fake();
     expect((await api(provider).payment.post("/user/api/v1/user/payment/cancel", {})).status).toBe(422);
-    expect((await api(provider).payment.post("/user/api/v1/user/payment/cancel", { payment_id: "nope" })).status).toBe(404);
+    expect((await api(provider).payment.post("/user/api/v1/user/payment/cancel", { payment_id: "nope" })).status).toBe(
+      404,
+    );
   });
 });

@@ -4,7 +4,11 @@ import { api, fake, scriptedReceiver } from "./helpers.js";
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
 
-async function generate(provider: ReturnType<typeof fake>, body: Record<string, unknown>, path = "/user/api/v1/qr/generate-qris") {
+async function generate(
+  provider: ReturnType<typeof fake>,
+  body: Record<string, unknown>,
+  path = "/user/api/v1/qr/generate-qris",
+) {
   return api(provider).qris.post(path, body);
 }
 
@@ -18,10 +22,20 @@ describe("fake QR service (raw HTTP semantics)", () => {
     expect(first.data.final_amount).toBeGreaterThan(100_000);
     expect(first.data.final_amount).toBeLessThan(101_000);
     expect(first.data.expiry_time).toBe("2026-01-15 10:15:00");
-    expect(first.data.qris_string).toContain(`54${String(first.data.final_amount).length.toString().padStart(2, "0")}${first.data.final_amount}`);
-    const second = await (await generate(provider, { qris_id: 1, amount: 100_000, output_type: "string" }, "/user/api/v1/qrisly/generate-qris")).json();
+    expect(first.data.qris_string).toContain(
+      `54${String(first.data.final_amount).length.toString().padStart(2, "0")}${first.data.final_amount}`,
+    );
+    const second = await (
+      await generate(
+        provider,
+        { qris_id: 1, amount: 100_000, output_type: "string" },
+        "/user/api/v1/qrisly/generate-qris",
+      )
+    ).json();
     expect(second.data.final_amount).not.toBe(first.data.final_amount);
-    const exact = await (await generate(provider, { qris_id: 1, amount: 100_000, output_type: "image", unique_amount: false })).json();
+    const exact = await (
+      await generate(provider, { qris_id: 1, amount: 100_000, output_type: "image", unique_amount: false })
+    ).json();
     expect(exact.data.final_amount).toBe(100_000);
     expect(exact.data.qris_image).toMatch(/^data:image\/png;base64,/);
   });
@@ -44,7 +58,11 @@ describe("fake QR service (raw HTTP semantics)", () => {
     expect((await (await api(provider).qris.get(path)).json()).data.payment_status).toBe("unpaid");
     await provider.qris.pay(data.history_id, { paymentProvider: "OVO" });
     const paid = (await (await api(provider).qris.get(path)).json()).data;
-    expect(paid).toMatchObject({ payment_status: "paid", final_amount: data.final_amount, paid_at: "2026-01-15T03:00:00Z" });
+    expect(paid).toMatchObject({
+      payment_status: "paid",
+      final_amount: data.final_amount,
+      paid_at: "2026-01-15T03:00:00Z",
+    });
     await expect(provider.qris.pay(data.history_id)).rejects.toThrow(FakeProviderError);
     await provider.clock.advance(60 * 60_000);
     expect((await (await api(provider).qris.get(path)).json()).data.payment_status).toBe("paid");
@@ -53,14 +71,24 @@ describe("fake QR service (raw HTTP semantics)", () => {
 
   it("sends payment.success with the charged amount and payment.expired after 15 minutes", async () => {
     const receiver = scriptedReceiver();
-    const provider = fake({ webhooks: { qrisUrl: "https://shop.test/webhooks/qris?token=t0k", fetch: receiver.fetch } });
-    const paidCode = (await (await generate(provider, { qris_id: 1, amount: 75_000, output_type: "string" })).json()).data;
-    const lostCode = (await (await generate(provider, { qris_id: 1, amount: 20_000, output_type: "string" })).json()).data;
+    const provider = fake({
+      webhooks: { qrisUrl: "https://shop.test/webhooks/qris?token=t0k", fetch: receiver.fetch },
+    });
+    const paidCode = (await (await generate(provider, { qris_id: 1, amount: 75_000, output_type: "string" })).json())
+      .data;
+    const lostCode = (await (await generate(provider, { qris_id: 1, amount: 20_000, output_type: "string" })).json())
+      .data;
     await provider.qris.pay(paidCode.history_id);
     const success = JSON.parse(receiver.received[0]?.body ?? "");
     expect(success).toMatchObject({
       event: "payment.success",
-      data: { qris_history_id: paidCode.history_id, amount: paidCode.final_amount, original_amount: 75_000, status: "paid", payment_method: "QRIS" },
+      data: {
+        qris_history_id: paidCode.history_id,
+        amount: paidCode.final_amount,
+        original_amount: 75_000,
+        status: "paid",
+        payment_method: "QRIS",
+      },
     });
     expect(success.data.qris_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(receiver.received[0]?.url).toBe("https://shop.test/webhooks/qris?token=t0k");

@@ -10,7 +10,7 @@ export function api(provider: FakeProvider) {
     call(path, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-      body: new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, String(v)])).toString(),
+      body: new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, String(v)])).toString(),
     });
   return {
     call,
@@ -24,15 +24,18 @@ export function api(provider: FakeProvider) {
     },
     shipping: {
       get: (path: string) => call(path, { headers: { key: keys.shipping[0] ?? "" } }),
-      form: (path: string, fields: Record<string, string | number>) => form(path, fields, { key: keys.shipping[0] ?? "" }),
+      form: (path: string, fields: Record<string, string | number>) =>
+        form(path, fields, { key: keys.shipping[0] ?? "" }),
     },
     pro: {
       get: (path: string) => call(path, { headers: { key: keys.pro[0] ?? "" } }),
-      form: (path: string, fields: Record<string, string | number>) => form(path, { key: keys.pro[0] ?? "", ...fields }, {}),
+      form: (path: string, fields: Record<string, string | number>) =>
+        form(path, { key: keys.pro[0] ?? "", ...fields }, {}),
     },
     starter: {
       get: (path: string) => call(`${path}${path.includes("?") ? "&" : "?"}key=${keys.starter[0]}`),
-      form: (path: string, fields: Record<string, string | number>) => form(path, { key: keys.starter[0] ?? "", ...fields }, {}),
+      form: (path: string, fields: Record<string, string | number>) =>
+        form(path, { key: keys.starter[0] ?? "", ...fields }, {}),
     },
     orders: {
       put: (path: string, body: unknown) => json("PUT", path, body, { "x-api-key": keys.orders[0] ?? "" }),

@@ -4,7 +4,7 @@ import type { WebhookReceiver, WebhookSource } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter, type WebhookRouterOptions } from "@kirimbayar/express";
 import { createWebhookApp } from "@kirimbayar/hono";
 import { KirimbayarModule, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "@kirimbayar/nestjs";
-import { Inject, Injectable, type INestApplication } from "@nestjs/common";
+import { type INestApplication, Inject, Injectable } from "@nestjs/common";
 import { Test } from "@nestjs/testing";
 import express, { type Express } from "express";
 import { Hono } from "hono";
@@ -66,14 +66,17 @@ function pathOf(delivery: Delivery): string {
 /** Sends a delivery through supertest to a listening Node server. */
 export async function sendWithSupertest(server: Server, delivery: Delivery): Promise<DeliveryResult> {
   const method = (delivery.method ?? "POST").toLowerCase() as "post";
-  let test = request(server)[method](pathOf(delivery)).buffer(true).parse((res, done) => {
-    let text = "";
-    res.setEncoding("utf8");
-    res.on("data", (chunk: string) => {
-      text += chunk;
+  let test = request(server)
+    [method](pathOf(delivery))
+    .buffer(true)
+    .parse((res, done) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        text += chunk;
+      });
+      res.on("end", () => done(null, text));
     });
-    res.on("end", () => done(null, text));
-  });
   for (const [name, value] of Object.entries(delivery.headers ?? {})) test = test.set(name, value);
   // Sent as bytes exactly: superagent would otherwise JSON-encode a Buffer body under a JSON content type.
   const response =

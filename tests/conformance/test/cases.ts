@@ -1,13 +1,5 @@
 import type { Delivery } from "./adapters.js";
-import {
-  callbackSignature,
-  json,
-  orderStatus,
-  paymentCallback,
-  qrisExpired,
-  qrisPaid,
-  secrets,
-} from "./fixtures.js";
+import { callbackSignature, json, orderStatus, paymentCallback, qrisExpired, qrisPaid, secrets } from "./fixtures.js";
 import type { HandlerBehaviour, HandlerCall } from "./recorder.js";
 
 /** What a response must be: the status, `success` of core's JSON body, and optionally message and headers. */
@@ -202,12 +194,16 @@ export const conformanceCases: ConformanceCase[] = [
   },
   {
     name: "__proto__ key (prototype pollution attempt)",
-    steps: [{ send: qris(qrisPaid("h-9").replace('"data":{', '"data":{"__proto__":{"polluted":true},')), expect: badRequest }],
+    steps: [
+      { send: qris(qrisPaid("h-9").replace('"data":{', '"data":{"__proto__":{"polluted":true},')), expect: badRequest },
+    ],
     calls: [],
   },
   {
     name: "duplicate key smuggling a second status",
-    steps: [{ send: order('{"order_no":"ORD-5","cnote":"JP5","status":"Dikirim","status":"Selesai"}'), expect: badRequest }],
+    steps: [
+      { send: order('{"order_no":"ORD-5","cnote":"JP5","status":"Dikirim","status":"Selesai"}'), expect: badRequest },
+    ],
     calls: [],
   },
   {
@@ -232,7 +228,12 @@ export const conformanceCases: ConformanceCase[] = [
   },
   {
     name: "wrong content type",
-    steps: [{ send: qris(qrisPaid("h-11"), { headers: { "content-type": "text/plain" } }), expect: { status: 415, success: false } }],
+    steps: [
+      {
+        send: qris(qrisPaid("h-11"), { headers: { "content-type": "text/plain" } }),
+        expect: { status: 415, success: false },
+      },
+    ],
     calls: [],
   },
   {

@@ -1,6 +1,14 @@
 import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
 import { afterEach, describe, expect, it } from "vitest";
-import { type AdapterUnderTest, adapters, attachRecorder, type Delivery, type DeliveryResult, type Receivers, type RunningApp } from "./adapters.js";
+import {
+  type AdapterUnderTest,
+  adapters,
+  attachRecorder,
+  type Delivery,
+  type DeliveryResult,
+  type Receivers,
+  type RunningApp,
+} from "./adapters.js";
 import { type ConformanceCase, conformanceCases, type ExpectedResponse } from "./cases.js";
 import { sourceOptions } from "./fixtures.js";
 import { HandlerRecorder } from "./recorder.js";
@@ -26,7 +34,8 @@ async function answerDirectly(
     method: delivery.method ?? "POST",
     url: `/webhooks/${delivery.source}${delivery.query ?? ""}`,
     headers: delivery.headers ?? {},
-    rawBody: typeof delivery.body === "string" ? new TextEncoder().encode(delivery.body) : (delivery.body ?? new Uint8Array()),
+    rawBody:
+      typeof delivery.body === "string" ? new TextEncoder().encode(delivery.body) : (delivery.body ?? new Uint8Array()),
     remoteAddress: "127.0.0.1",
   });
   return { status: response.status, headers: response.headers, body: response.body };

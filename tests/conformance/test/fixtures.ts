@@ -81,7 +81,11 @@ export function orderStatus(orderNo: string, status: string): string {
 }
 
 /** The `X-Callback-Api-Key` header value: HMAC-SHA256 of the exact body, keyed with the callback key. */
-export function callbackSignature(body: string, encoding: "hex" | "base64" = "hex", key: string = secrets.callbackKey): string {
+export function callbackSignature(
+  body: string,
+  encoding: "hex" | "base64" = "hex",
+  key: string = secrets.callbackKey,
+): string {
   return createHmac("sha256", key).update(body).digest(encoding);
 }
 

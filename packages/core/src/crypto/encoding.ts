@@ -39,11 +39,18 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
+// Maps a char code to its hex digit value; -1 = not a hex digit.
+const HEX_VALUES = (() => {
+  const table = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 16; i++) {
+    table[HEX_DIGITS.charCodeAt(i)] = i;
+    table[HEX_DIGITS.toUpperCase().charCodeAt(i)] = i;
+  }
+  return table;
+})();
+
 function hexValue(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48;
-  const lower = code | 32;
-  if (lower >= 97 && lower <= 102) return lower - 87;
-  return -1;
+  return code < 128 ? (HEX_VALUES[code] as number) : -1;
 }
 
 /**

@@ -1,6 +1,6 @@
 export {
-  type MemoryIdempotencyStoreOptions,
   MemoryIdempotencyStore,
+  type MemoryIdempotencyStoreOptions,
 } from "./memory.js";
 export {
   type IoRedisLikeClient,
@@ -12,5 +12,4 @@ export {
   type ClaimResult,
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
-  type MaybePromise,
 } from "./types.js";

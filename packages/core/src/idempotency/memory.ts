@@ -4,10 +4,12 @@ import type { ClaimResult, IdempotencyStore } from "./types.js";
 /** Options of {@link MemoryIdempotencyStore}. */
 export interface MemoryIdempotencyStoreOptions {
   /**
-   * Most keys kept (default 10,000). When full, the least recently used record goes first, so size it above the
-   * number of events you receive per retention period.
+   * Most keys kept (default 10,000). When full, the least recently claimed record goes first, so size it above
+   * the number of events you receive per retention period.
    */
   maxEntries?: number;
+  /** Epoch milliseconds; default `Date.now`. */
+  clock?: () => number;
 }
 
 interface MemoryRecord {
@@ -15,6 +17,8 @@ interface MemoryRecord {
   owner: string | undefined;
   completed: boolean;
   failedAttempts: number;
+  /** When this record stops counting: the lease's end, or the retention's end once completed or released. */
+  expiresAt: number;
 }
 
 const CLAIMED_FIRST: ClaimResult = Object.freeze({ state: "claimed", attempt: 1 });
@@ -22,51 +26,71 @@ const IN_PROGRESS: ClaimResult = Object.freeze({ state: "in_progress" });
 const COMPLETED: ClaimResult = Object.freeze({ state: "completed" });
 
 /**
- * In-process idempotency store: bounded (`lru-cache`), each record expiring after its lease or retention. The
- * default of every receiver; fine for a single process. Several processes or instances need a shared store such
- * as {@link RedisIdempotencyStore}.
+ * In-process idempotency store: an `lru-cache` bounded to `maxEntries`, each record expiring after its lease or
+ * retention (kept as a deadline in the record, so completing an event is an update in place rather than a second
+ * cache write). The default of every receiver; fine for a single process. Several processes or instances need a
+ * shared store such as {@link RedisIdempotencyStore}.
  *
  * @example
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store: new MemoryIdempotencyStore({ maxEntries: 50_000 }) } });
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #records: LRUCache<string, MemoryRecord>;
+  readonly #clock: () => number;
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
     this.#records = new LRUCache<string, MemoryRecord>({ max: options.maxEntries ?? 10_000 });
+    this.#clock = options.clock ?? Date.now;
   }
 
   claim(key: string, owner: string, leaseMs: number): ClaimResult {
-    const record = this.#records.get(key);
+    const now = this.#clock();
+    const record = this.#live(key, now);
     if (record === undefined) {
-      this.#records.set(key, { owner, completed: false, failedAttempts: 0 }, { ttl: leaseMs });
+      this.#records.set(key, { owner, completed: false, failedAttempts: 0, expiresAt: now + leaseMs });
       return CLAIMED_FIRST;
     }
     if (record.completed) return COMPLETED;
     if (record.owner !== undefined) return IN_PROGRESS;
     record.owner = owner;
-    this.#records.set(key, record, { ttl: leaseMs });
+    record.expiresAt = now + leaseMs;
     return { state: "claimed", attempt: record.failedAttempts + 1 };
   }
 
   complete(key: string, owner: string, retentionMs: number): boolean {
-    const record = this.#records.get(key);
-    if (record !== undefined && (record.completed || record.owner !== owner)) return false;
-    this.#records.set(key, { owner: undefined, completed: true, failedAttempts: 0 }, { ttl: retentionMs });
+    const now = this.#clock();
+    const record = this.#live(key, now);
+    if (record === undefined) {
+      // The lease ran out and nobody claimed the key since: the handler did finish, so record that.
+      this.#records.set(key, { owner: undefined, completed: true, failedAttempts: 0, expiresAt: now + retentionMs });
+      return true;
+    }
+    if (record.completed || record.owner !== owner) return false;
+    record.owner = undefined;
+    record.completed = true;
+    record.expiresAt = now + retentionMs;
     return true;
   }
 
   release(key: string, owner: string, retentionMs: number): boolean {
-    const record = this.#records.get(key);
+    const now = this.#clock();
+    const record = this.#live(key, now);
     if (record === undefined || record.completed || record.owner !== owner) return false;
     record.owner = undefined;
     record.failedAttempts++;
-    this.#records.set(key, record, { ttl: retentionMs });
+    record.expiresAt = now + retentionMs;
     return true;
   }
 
-  /** Number of records currently kept (live leases, completions and failure counts). */
+  /** Number of records held (expired ones count until they are evicted or looked up). */
   get size(): number {
     return this.#records.size;
+  }
+
+  #live(key: string, now: number): MemoryRecord | undefined {
+    const record = this.#records.get(key);
+    if (record === undefined || record.expiresAt > now) return record;
+    this.#records.delete(key);
+    return undefined;
   }
 }

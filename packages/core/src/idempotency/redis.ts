@@ -1,4 +1,4 @@
-import { IdempotencyStoreUnavailableError, type ClaimResult, type IdempotencyStore } from "./types.js";
+import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "./types.js";
 
 /** The part of an ioredis client the store uses (`call` sends any command). */
 export interface IoRedisLikeClient {
@@ -106,7 +106,15 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   #eval(script: string, key: string, value: string, ttlMs: number): Promise<unknown> {
     const recordKey = `${this.#prefix}{${key}}`;
-    const args = ["EVAL", script, "2", recordKey, `${recordKey}:attempts`, value, String(Math.max(1, Math.ceil(ttlMs)))];
+    const args = [
+      "EVAL",
+      script,
+      "2",
+      recordKey,
+      `${recordKey}:attempts`,
+      value,
+      String(Math.max(1, Math.ceil(ttlMs))),
+    ];
     return withTimeout(this.#send(args), this.#timeoutMs);
   }
 }

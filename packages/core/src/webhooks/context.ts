@@ -1,6 +1,6 @@
+import type { RequestBody } from "./body.js";
 import type { WebhookHeadersInput } from "./contract.js";
 import { toWebHeaders } from "./headers.js";
-import type { RequestBody } from "./body.js";
 import type { WebhookSource } from "./verifiers/types.js";
 
 /**

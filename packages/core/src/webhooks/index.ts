@@ -29,8 +29,6 @@ export {
   qrisPaymentSuccessEventSchema,
   qrisUnknownEventSchema,
   qrisWebhookEventSchema,
-  rupiahAmountSchema,
-  webhookIdSchema,
 } from "./schemas.js";
 export type { WebhookEventFor, WebhookEventMap, WebhookEventName, WebhookEventOf } from "./sources.js";
 export { parseWebhookTimestamp } from "./time.js";

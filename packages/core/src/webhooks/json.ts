@@ -4,8 +4,7 @@
 // systems reading the same body may disagree on, e.g., the status. Both are refused at every depth.
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-// Small objects are checked for duplicates with a linear scan; larger ones switch to a Set so a hostile body with
-// thousands of keys costs linear time.
+// Objects are checked for duplicates with a linear scan up to this many keys, then with a Set.
 const LINEAR_SCAN_LIMIT = 16;
 
 /** Outcome of {@link parseUntrustedJson}: the value, or the reason the body was refused. */
@@ -35,12 +34,14 @@ export function parseUntrustedJson(text: string, options: UntrustedJsonOptions =
   return problem === undefined ? { ok: true, value } : { ok: false, reason: problem };
 }
 
-type KeySet = string[] | Set<string>;
-
 // Walks the text of an already validated JSON document and looks at object keys only. Valid JSON lets the walk
-// be simple: a string is a key exactly when it follows `{` or an object's `,`.
+// be simple: a string is a key exactly when it follows `{` or an object's `,`. The keys of every open object sit
+// in one flat list; `starts` holds where each open container's keys begin (-1 for arrays).
 function findKeyProblem(text: string, rejectDuplicates: boolean): string | undefined {
-  const containers: (KeySet | null)[] = [];
+  const keys: string[] = [];
+  const starts: number[] = [];
+  // Objects past LINEAR_SCAN_LIMIT keys get a Set, by the position where their keys start.
+  let sets: Map<number, Set<string>> | undefined;
   let expectKey = false;
   let i = 0;
   while (i < text.length) {
@@ -51,16 +52,20 @@ function findKeyProblem(text: string, rejectDuplicates: boolean): string | undef
         const key = readKey(text, i, end);
         if (FORBIDDEN_KEYS.has(key)) return `key "${key}" is not allowed in a webhook body`;
         if (rejectDuplicates) {
-          const top = containers.length - 1;
-          const keys = containers[top] as KeySet;
-          if (Array.isArray(keys)) {
-            if (keys.includes(key)) return duplicateKey(key);
-            keys.push(key);
-            if (keys.length > LINEAR_SCAN_LIMIT) containers[top] = new Set(keys);
+          const start = starts[starts.length - 1] as number;
+          const set = sets?.get(start);
+          if (set !== undefined) {
+            if (set.has(key)) return duplicateKey(key);
+            set.add(key);
           } else {
-            if (keys.has(key)) return duplicateKey(key);
-            keys.add(key);
+            for (let k = start; k < keys.length; k++) if (keys[k] === key) return duplicateKey(key);
+            // Past a few keys a Set keeps a hostile body with thousands of keys linear.
+            if (keys.length - start >= LINEAR_SCAN_LIMIT) {
+              sets ??= new Map();
+              sets.set(start, new Set(keys.slice(start)).add(key));
+            }
           }
+          keys.push(key);
         }
         expectKey = false;
       }
@@ -68,14 +73,18 @@ function findKeyProblem(text: string, rejectDuplicates: boolean): string | undef
       continue;
     }
     if (code === 0x7b /* { */) {
-      containers.push([]);
+      starts.push(keys.length);
       expectKey = true;
     } else if (code === 0x5b /* [ */) {
-      containers.push(null);
+      starts.push(-1);
     } else if (code === 0x7d /* } */ || code === 0x5d /* ] */) {
-      containers.pop();
+      const start = starts.pop() as number;
+      if (start >= 0) {
+        keys.length = start;
+        sets?.delete(start);
+      }
     } else if (code === 0x2c /* , */) {
-      expectKey = (containers[containers.length - 1] ?? null) !== null;
+      expectKey = (starts[starts.length - 1] ?? -1) >= 0;
     }
     i++;
   }

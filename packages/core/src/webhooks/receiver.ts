@@ -10,7 +10,7 @@ import { readHeader } from "./headers.js";
 import { parseUntrustedJson } from "./json.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
 import { isJsonContentType, normaliseMethods } from "./request-checks.js";
-import { webhookResponse } from "./response.js";
+import { fixedWebhookResponse, webhookResponse } from "./response.js";
 import type { OrderStatus, OrderStatusWebhook } from "./schemas.js";
 import {
   bodyHashKey,
@@ -130,8 +130,9 @@ const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
-const PROCESSED = "Webhook processed";
-const DUPLICATE_COMPLETED = "Duplicate of an event already processed";
+const processed = fixedWebhookResponse(200, "Webhook processed");
+const duplicateOfCompleted = fixedWebhookResponse(200, "Duplicate of an event already processed");
+const duplicateInProgress = fixedWebhookResponse(409, "Duplicate of an event still being processed; retry later");
 
 /**
  * Creates the webhook receiver of one source: verification, tolerant parsing, exactly-once dispatch.
@@ -169,7 +170,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
   const allowHeader = { allow: methods.join(", ") };
   const allowMissingContentType = options.allowMissingContentType ?? true;
-  const rejectDuplicateKeys = options.rejectDuplicateKeys ?? true;
+  const jsonOptions = { rejectDuplicateKeys: options.rejectDuplicateKeys ?? true };
   const crypto = options.crypto ?? defaultCryptoProvider;
   const clock = options.clock ?? Date.now;
   const idempotency = options.idempotency ?? {};
@@ -178,6 +179,9 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
   const retentionMs = positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS);
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
   const registry = new HandlerRegistry();
+  // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
+  const instanceId = globalThis.crypto.randomUUID();
+  let deliveryCount = 0;
   const errorHandlers: WebhookErrorHandler[] = [];
 
   async function reportError(error: unknown, errorContext: WebhookErrorContext): Promise<void> {
@@ -190,23 +194,19 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     }
   }
 
+  // The pipeline, cheapest and most telling checks first: transport (method, body, size, content type), request
+  // verifiers, parse, event verifiers, then exactly-once dispatch. Synchronous steps stay synchronous so a
+  // delivery on Node costs no promise beyond the ones the store and handlers need.
   async function processDelivery(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
     const now = clock();
     const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
     if (!methods.includes(method)) {
       return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
     }
-
     const rawBodyProblem = diagnoseRawBody(request.rawBody);
-    if (rawBodyProblem !== undefined) {
-      logger.error?.(rawBodyProblem, { source });
-      const error = new WebhookProcessingError(rawBodyProblem, { code: "webhook_raw_body", status: 500 });
-      await reportError(error, { source, stage: "request", status: 500 });
-      return webhookResponse(500, `Server misconfiguration: ${rawBodyProblem}`);
-    }
+    if (rawBodyProblem !== undefined) return misconfigured(rawBodyProblem);
     const body = new RequestBody(request.rawBody as Uint8Array | string);
     if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
-
     const headers = request.headers ?? {};
     const contentType = readHeader(headers, "content-type");
     if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
@@ -230,28 +230,51 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
       if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
     }
 
-    const text = body.text();
-    if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
-    if (text.trim() === "") return webhookResponse(400, "Invalid body: the body is empty");
-    const json = parseUntrustedJson(text, { rejectDuplicateKeys });
-    if (!json.ok) return webhookResponse(400, `Invalid body: ${json.reason}`);
-    const parsed = definition.schemaFor(json.value).safeParse(json.value);
-    if (!parsed.success) return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
-    const event = parsed.data;
-
+    const parsed = parseEvent(body);
+    if (!parsed.ok) return parsed.response;
+    const event = parsed.event;
     for (const verifier of eventVerifiers) {
       const pending = verifier.verify(event, verification);
       const failure = failureOf(pending instanceof Promise ? await pending : pending);
       if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
     }
+    return dispatch(event, body, { now, headers, remoteAddress: request.remoteAddress ?? undefined });
+  }
 
+  async function misconfigured(problem: string): Promise<WebhookHttpResponse> {
+    logger.error?.(problem, { source });
+    const error = new WebhookProcessingError(problem, { code: "webhook_raw_body", status: 500 });
+    await reportError(error, { source, stage: "request", status: 500 });
+    return webhookResponse(500, `Server misconfiguration: ${problem}`);
+  }
+
+  function parseEvent(body: RequestBody): { ok: true; event: unknown } | { ok: false; response: WebhookHttpResponse } {
+    const text = body.text();
+    if (text === undefined) return { ok: false, response: webhookResponse(400, "Invalid body: not valid UTF-8") };
+    const json = parseUntrustedJson(text, jsonOptions);
+    if (!json.ok) {
+      const reason = /\S/.test(text) ? json.reason : "the body is empty";
+      return { ok: false, response: webhookResponse(400, `Invalid body: ${reason}`) };
+    }
+    const parsed = definition.schemaFor(json.value).safeParse(json.value);
+    if (parsed.success) return { ok: true, event: parsed.data };
+    const issues = describeIssues(parsed.error.issues);
+    return { ok: false, response: webhookResponse(400, `Invalid ${source} webhook body: ${issues}`) };
+  }
+
+  // Exactly-once: claim the key, run the handlers, then complete it; on a handler error release it so the
+  // provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
+  async function dispatch(
+    event: unknown,
+    body: RequestBody,
+    delivery: { now: number; headers: WebhookHttpRequest["headers"]; remoteAddress: string | undefined },
+  ): Promise<WebhookHttpResponse> {
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
     }
     const eventName = definition.eventName(event);
-    const status = source === "orders" ? (event as OrderStatusWebhook).status : undefined;
-    const handlers = registry.select(eventName, status);
+    const handlers = registry.select(eventName, source === "orders" ? (event as OrderStatusWebhook).status : undefined);
     if (handlers.length === 0) {
       logger.debug?.(`No handler for ${source} event ${eventName}; acknowledged`, { source, event: eventName });
       return webhookResponse(200, `No handler registered for event ${eventName}; acknowledged`);
@@ -260,7 +283,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     let key = customKey?.(event) ?? definition.defaultKey(event);
     key ??= await bodyHashKey(source, crypto, body.bytes);
     if (key.length > MAX_KEY_LENGTH) key = await hashedKey(key, crypto);
-    const owner = globalThis.crypto.randomUUID();
+    const owner = `${instanceId}:${++deliveryCount}`;
     let claim: ClaimResult;
     try {
       const pending = store.claim(key, owner, leaseMs);
@@ -270,19 +293,17 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
       await reportError(storeError(error), { source, stage: "idempotency", status: 503, event });
       return webhookResponse(503, "Idempotency store unavailable; retry later");
     }
-    if (claim.state === "completed") return webhookResponse(200, DUPLICATE_COMPLETED);
-    if (claim.state === "in_progress") {
-      return webhookResponse(409, "Duplicate of an event still being processed; retry later");
-    }
+    if (claim.state === "completed") return duplicateOfCompleted();
+    if (claim.state === "in_progress") return duplicateInProgress();
 
     const context = new DeliveryContext({
       source,
       idempotencyKey: key,
       attempt: claim.attempt,
-      receivedAtMs: now,
-      headers,
+      receivedAtMs: delivery.now,
+      headers: delivery.headers,
       body,
-      remoteAddress: request.remoteAddress ?? undefined,
+      remoteAddress: delivery.remoteAddress,
     });
     try {
       for (const handler of handlers) {
@@ -290,15 +311,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
         if (result instanceof Promise) await result;
       }
     } catch (error) {
-      try {
-        await store.release(key, owner, retentionMs);
-      } catch (releaseError) {
-        // The lease then simply runs out and a later retry claims the key.
-        logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", {
-          source,
-          error: releaseError,
-        });
-      }
+      await releaseClaim(key, owner);
       await reportError(error, { source, stage: "handler", status: 500, event, context });
       return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
     }
@@ -314,7 +327,16 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
       logger.error?.("Could not mark a processed webhook as completed", { source, error });
       await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
     }
-    return webhookResponse(200, PROCESSED);
+    return processed();
+  }
+
+  async function releaseClaim(key: string, owner: string): Promise<void> {
+    try {
+      await store.release(key, owner, retentionMs);
+    } catch (error) {
+      // The lease then simply runs out and a later retry claims the key.
+      logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", { source, error });
+    }
   }
 
   const receiver: WebhookReceiver<S> = {
@@ -351,13 +373,11 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
       errorHandlers.push(assertHandler(handler));
       return this;
     },
-    async handle(request) {
-      try {
-        return await processDelivery(request);
-      } catch (error) {
+    handle(request) {
+      return processDelivery(request).catch((error: unknown) => {
         logger.error?.("Unexpected error while processing a webhook", { source, error });
         return webhookResponse(500, "Internal error while processing the webhook");
-      }
+      });
     },
     async fetch(request, info) {
       const declared = Number(request.headers.get("content-length") ?? "0");

@@ -41,7 +41,8 @@ export class HandlerRegistry {
   /** Handlers for one event, in this order: by event name, by status, for any event. */
   select(eventName: string, status?: string): readonly AnyHandler[] {
     const byEvent = this.#byEvent.get(eventName);
-    const byStatus = status === undefined || this.#byStatus.size === 0 ? undefined : this.#byStatus.get(normaliseStatus(status));
+    const byStatus =
+      status === undefined || this.#byStatus.size === 0 ? undefined : this.#byStatus.get(normaliseStatus(status));
     if (byStatus === undefined && this.#any.length === 0) return byEvent ?? [];
     return [...(byEvent ?? []), ...(byStatus ?? []), ...this.#any];
   }

@@ -2,6 +2,7 @@
 
 /** True for `application/json` (any case, with parameters such as `charset`) and `application/<x>+json`. */
 export function isJsonContentType(value: string): boolean {
+  if (value === "application/json") return true;
   const semicolon = value.indexOf(";");
   const media = (semicolon < 0 ? value : value.slice(0, semicolon)).trim().toLowerCase();
   return media === "application/json" || (media.startsWith("application/") && media.endsWith("+json"));

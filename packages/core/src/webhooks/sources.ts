@@ -51,9 +51,11 @@ export interface SourceDefinition {
   defaultKey(event: unknown): string | undefined;
 }
 
-// Parts come from the sender: encoded so that `a:b` + `c` can never collide with `a` + `b:c`.
-function keyOf(...parts: readonly unknown[]): string {
-  return parts.map((part) => encodeURIComponent(String(part))).join(":");
+// Parts come from the sender: a part holding `:` or `%` is percent-encoded so that `a:b` + `c` can never collide
+// with `a` + `b:c` (most ids hold neither, and skip the encoding).
+function keyPart(part: unknown): string {
+  const text = String(part);
+  return text.includes(":") || text.includes("%") ? encodeURIComponent(text) : text;
 }
 
 const qris: SourceDefinition = {
@@ -68,7 +70,7 @@ const qris: SourceDefinition = {
   defaultKey(event) {
     const { event: name, data } = event as QrisWebhookEvent;
     const id = (data as { qris_history_id?: unknown } | undefined)?.qris_history_id;
-    return id === undefined ? undefined : keyOf("qris", name, id);
+    return id === undefined ? undefined : `qris:${keyPart(name)}:${keyPart(id)}`;
   },
 };
 
@@ -79,7 +81,7 @@ const payment: SourceDefinition = {
   defaultKey(event) {
     const { payment_id: id, status } = event as PaymentCallback;
     if (id === undefined) return undefined;
-    return status === undefined ? keyOf("payment", id) : keyOf("payment", id, status);
+    return status === undefined ? `payment:${keyPart(id)}` : `payment:${keyPart(id)}:${keyPart(status)}`;
   },
 };
 
@@ -90,7 +92,7 @@ const orders: SourceDefinition = {
   eventName: () => "order.status",
   defaultKey(event) {
     const { order_no, cnote, status } = event as OrderStatusWebhook;
-    return keyOf("orders", order_no, cnote, status);
+    return `orders:${keyPart(order_no)}:${keyPart(cnote)}:${keyPart(status)}`;
   },
 };
 

@@ -65,3 +65,6 @@ export function paymentCallback(fields: Record<string, unknown> = {}) {
 export function orderStatus(fields: Record<string, unknown> = {}) {
   return { order_no: "ORD-2026-0001", cnote: "JNE0123456789", status: "Dikirim", ...fields };
 }
+
+/** A delivered event as the table tests record it. */
+export type DeliveredEvent = Record<string, unknown> & { data?: Record<string, unknown> };

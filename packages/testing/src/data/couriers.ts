@@ -56,7 +56,12 @@ export const DOMESTIC_COURIERS: readonly Courier[] = [
   { code: "ide", name: "ID Express", islands: ALL, services: [svc("STD", "Standard Service", 8000, 5.2, 350, 1)] },
   { code: "sap", name: "SAP Express", islands: ALL, services: [svc("REG", "Regular", 8000, 5, 350, 1)] },
   { code: "jnt", name: "J&T Express", islands: ALL, services: [svc("EZ", "Reguler", 9000, 5.8, 400, 1)] },
-  { code: "ninja", name: "Ninja Xpress", islands: ALL, services: [svc("STANDARD", "Standard Service", 8500, 5.4, 380, 1)] },
+  {
+    code: "ninja",
+    name: "Ninja Xpress",
+    islands: ALL,
+    services: [svc("STANDARD", "Standard Service", 8500, 5.4, 380, 1)],
+  },
   {
     code: "tiki",
     name: "Citra Van Titipan Kilat (TIKI)",
@@ -71,7 +76,10 @@ export const DOMESTIC_COURIERS: readonly Courier[] = [
     code: "lion",
     name: "Lion Parcel",
     islands: ALL,
-    services: [svc("REGPACK", "Regular Service", 7500, 5, 350, 1), svc("ONEPACK", "One Day Service", 16000, 9.5, 5000, 0)],
+    services: [
+      svc("REGPACK", "Regular Service", 7500, 5, 350, 1),
+      svc("ONEPACK", "One Day Service", 16000, 9.5, 5000, 0),
+    ],
   },
   {
     code: "anteraja",
@@ -83,7 +91,10 @@ export const DOMESTIC_COURIERS: readonly Courier[] = [
     code: "pos",
     name: "POS Indonesia (POS)",
     islands: ALL,
-    services: [svc("Pos Reguler", "Pos Reguler", 8000, 5.5, 350, 1), svc("Pos Nextday", "Pos Nextday", 16000, 9, 5000, 0)],
+    services: [
+      svc("Pos Reguler", "Pos Reguler", 8000, 5.5, 350, 1),
+      svc("Pos Nextday", "Pos Nextday", 16000, 9, 5000, 0),
+    ],
   },
   {
     code: "ncs",
@@ -91,11 +102,36 @@ export const DOMESTIC_COURIERS: readonly Courier[] = [
     islands: ["java", "bali"],
     services: [svc("NRS", "Regular Service", 8000, 5, 350, 1)],
   },
-  { code: "rex", name: "Royal Express Indonesia (REX)", islands: ALL, services: [svc("REX-1", "Express 1 Day", 18000, 10, 5000, 0)] },
-  { code: "rpx", name: "RPX Holding (RPX)", islands: ALL, services: [svc("RGP", "Regular Package", 8500, 5.6, 380, 1)] },
-  { code: "sentral", name: "Sentral Cargo", islands: ["java", "bali"], services: [svc("REG", "Reguler", 7000, 4, 300, 2)] },
-  { code: "star", name: "Star Cargo", islands: ["java", "sumatra"], services: [svc("EXPRESS", "Express", 9500, 6, 450, 1)] },
-  { code: "wahana", name: "Wahana Prestasi Logistik", islands: ALL, services: [svc("NORMAL", "Normal Service", 6500, 4, 250, 2)] },
+  {
+    code: "rex",
+    name: "Royal Express Indonesia (REX)",
+    islands: ALL,
+    services: [svc("REX-1", "Express 1 Day", 18000, 10, 5000, 0)],
+  },
+  {
+    code: "rpx",
+    name: "RPX Holding (RPX)",
+    islands: ALL,
+    services: [svc("RGP", "Regular Package", 8500, 5.6, 380, 1)],
+  },
+  {
+    code: "sentral",
+    name: "Sentral Cargo",
+    islands: ["java", "bali"],
+    services: [svc("REG", "Reguler", 7000, 4, 300, 2)],
+  },
+  {
+    code: "star",
+    name: "Star Cargo",
+    islands: ["java", "sumatra"],
+    services: [svc("EXPRESS", "Express", 9500, 6, 450, 1)],
+  },
+  {
+    code: "wahana",
+    name: "Wahana Prestasi Logistik",
+    islands: ALL,
+    services: [svc("NORMAL", "Normal Service", 6500, 4, 250, 2)],
+  },
   { code: "dse", name: "21 Express", islands: ["java"], services: [svc("ECO", "Economy", 7000, 4.5, 300, 2)] },
 ];
 
@@ -110,8 +146,18 @@ export const INTERNATIONAL_COURIERS: readonly Courier[] = [
       svc("EMS", "Express Mail Service", 180000, 30, 2500, 1),
     ],
   },
-  { code: "jne", name: "Jalur Nugraha Ekakurir (JNE)", islands: ALL, services: [svc("INTL", "International", 210000, 32, 2000, 2)] },
-  { code: "tiki", name: "Citra Van Titipan Kilat (TIKI)", islands: ALL, services: [svc("IEX", "International Express", 230000, 35, 3000, 1)] },
+  {
+    code: "jne",
+    name: "Jalur Nugraha Ekakurir (JNE)",
+    islands: ALL,
+    services: [svc("INTL", "International", 210000, 32, 2000, 2)],
+  },
+  {
+    code: "tiki",
+    name: "Citra Van Titipan Kilat (TIKI)",
+    islands: ALL,
+    services: [svc("IEX", "International Express", 230000, 35, 3000, 1)],
+  },
 ];
 
 /** A courier of `list` by code, case-insensitive. */

@@ -11,7 +11,9 @@ export interface ResolvedSubdistrict {
 
 const provinceById = new Map(PROVINCES.map((province) => [province.id, province]));
 const cityById = new Map(CITIES.map((city) => [city.id, city]));
-const districtById = new Map(CITIES.flatMap((city) => city.districts.map((district) => [district.id, district] as const)));
+const districtById = new Map(
+  CITIES.flatMap((city) => city.districts.map((district) => [district.id, district] as const)),
+);
 const subdistrictById = new Map(
   CITIES.flatMap((city) => city.districts.flatMap((d) => d.subdistricts.map((s) => [s.id, s] as const))),
 );

@@ -41,7 +41,12 @@ function price(service: CourierService, km: number, weightGrams: number): Omit<P
  * Domestic options of the requested couriers between two cities, in courier order. A courier that does not serve
  * both islands contributes nothing, which is how the fake produces "no courier serves this route".
  */
-export function domesticOptions(origin: City, destination: City, weightGrams: number, couriers: Courier[]): PricedOption[] {
+export function domesticOptions(
+  origin: City,
+  destination: City,
+  weightGrams: number,
+  couriers: Courier[],
+): PricedOption[] {
   const km = distanceKm(origin, destination);
   return couriers
     .filter((courier) => courier.islands.includes(origin.island) && courier.islands.includes(destination.island))

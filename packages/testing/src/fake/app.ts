@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { FaultQueue } from "./faults.js";
 import type { RateLimiter } from "./rate-limit.js";
+import { CONTROL_PREFIX, controlApp } from "./routes/control.js";
 import { legacyRoutes } from "./routes/legacy.js";
 import { orderRoutes } from "./routes/orders.js";
 import { paymentRoutes } from "./routes/payment.js";
@@ -32,6 +33,8 @@ export interface AppDeps {
   faults: FaultQueue;
   latencyMs: () => number;
   requests: RecordedRequest[];
+  /** Mount the unauthenticated control API under `/__fake`. */
+  controlApi: boolean;
 }
 
 async function presentedKey(c: FakeContext, service: FakeService): Promise<string | undefined> {
@@ -82,6 +85,8 @@ function redactedQuery(url: URL): string {
  */
 export function createFakeApp(deps: AppDeps): Hono<FakeEnv> {
   const app = new Hono<FakeEnv>();
+
+  if (deps.controlApi) app.route(CONTROL_PREFIX, controlApp(deps.world));
 
   app.use("*", async (c, next) => {
     const url = new URL(c.req.url);
@@ -146,8 +151,17 @@ export function createFakeApp(deps: AppDeps): Hono<FakeEnv> {
   legacyRoutes(app, deps.world);
 
   app.notFound((c) =>
-    send(c, errorReply(c.get("service"), 404, `Not Found: ${c.req.method} ${new URL(c.req.url).pathname} is not an endpoint of the fake provider`)),
+    send(
+      c,
+      errorReply(
+        c.get("service"),
+        404,
+        `Not Found: ${c.req.method} ${new URL(c.req.url).pathname} is not an endpoint of the fake provider`,
+      ),
+    ),
   );
-  app.onError((error, c) => send(c, errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)));
+  app.onError((error, c) =>
+    send(c, errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)),
+  );
   return app;
 }

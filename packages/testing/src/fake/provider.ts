@@ -52,6 +52,11 @@ export interface FakeProviderOptions {
   qrisExpiryMs?: number;
   /** Lifetime of a payment created without `expiry_duration`, in seconds. Default 86 400. */
   paymentExpirySeconds?: number;
+  /**
+   * Serve the unauthenticated control API under `/__fake` (pay, expire, orders, clock, deliveries), for driving a
+   * standalone fake over HTTP. Default `false`; `kirimbayar-fake serve` turns it on.
+   */
+  controlApi?: boolean;
 }
 
 /** The fake provider: a `fetch`, a server, and the handles to move its world. */
@@ -166,6 +171,7 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     faults,
     latencyMs: () => latencyMs,
     requests,
+    controlApi: options.controlApi ?? false,
   });
   const handle = async (request: Request): Promise<Response> => app.fetch(request);
 
@@ -176,7 +182,9 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     if (ABORTED.has(response)) throw request.signal.reason;
     if (NETWORK_FAILURE.has(response)) {
       // The shape undici gives a dropped connection, so clients' ConnectionError mapping is exercised for real.
-      throw new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+      throw new TypeError("fetch failed", {
+        cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+      });
     }
     return response;
   };

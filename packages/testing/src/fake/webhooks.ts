@@ -180,14 +180,30 @@ export class WebhookDispatcher {
     };
     this.attempts.push(record);
     const send = this.#options.fetch ?? ((r: Request) => fetch(r));
-    const signal = AbortSignal.timeout(this.#options.timeoutMs ?? 10_000);
+    const timeoutMs = this.#options.timeoutMs ?? 10_000;
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Raced as well as signalled: an injected fetch that ignores the signal must not hang the clock.
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const reason = new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError");
+        controller.abort(reason);
+        reject(reason);
+      }, timeoutMs);
+    });
     try {
-      const response = await send(new Request(request.toRequest(), { signal }));
-      record.status = response.status;
-      record.responseBody = await response.text();
-      record.acknowledged = await acknowledges(job.source, response.status, record.responseBody);
+      const exchange = async () => {
+        const response = await send(new Request(request.toRequest(), { signal: controller.signal }));
+        return { status: response.status, text: await response.text() };
+      };
+      const answer = await Promise.race([exchange(), timeout]);
+      record.status = answer.status;
+      record.responseBody = answer.text;
+      record.acknowledged = await acknowledges(job.source, answer.status, answer.text);
     } catch (error) {
       record.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    } finally {
+      clearTimeout(timer);
     }
     return record.acknowledged;
   }

@@ -3,7 +3,7 @@ import { WebhookConfigurationError } from "../errors.js";
 import { type SignatureEncoding, signatureVerifier } from "./hmac.js";
 import { type SecretList, secretBytes } from "./secrets.js";
 import { matchesAny } from "./token.js";
-import { verificationFailed, VERIFIED, type RequestVerifier, type VerificationResult } from "./types.js";
+import { type RequestVerifier, VERIFIED, type VerificationResult, verificationFailed } from "./types.js";
 
 /** Options of {@link callbackKeyVerifier}. */
 export interface CallbackKeyVerifierOptions {
@@ -51,7 +51,9 @@ export function callbackKeyVerifier(options: CallbackKeyVerifierOptions): Reques
     verify(request): VerificationResult {
       const value = request.header(lowerHeader)?.trim();
       if (value === undefined || value === "") return verificationFailed(`header ${header} is missing`);
-      return matchesAny(utf8Bytes(value), keys) ? VERIFIED : verificationFailed(`header ${header} does not match the callback key`);
+      return matchesAny(utf8Bytes(value), keys)
+        ? VERIFIED
+        : verificationFailed(`header ${header} does not match the callback key`);
     },
   };
 }

@@ -6,11 +6,11 @@ export { type TimestampWindowOptions, timestampWindow } from "./timestamp-window
 export { type TokenVerifierOptions, tokenVerifier } from "./token.js";
 export {
   type EventVerifier,
-  verificationFailed,
-  VERIFIED,
   type RequestVerifier,
+  VERIFIED,
   type VerificationRequest,
   type VerificationResult,
+  verificationFailed,
   type WebhookSource,
   type WebhookVerifier,
 } from "./types.js";

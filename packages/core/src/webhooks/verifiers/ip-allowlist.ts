@@ -1,6 +1,12 @@
 import { WebhookConfigurationError } from "../errors.js";
 import { type CidrBlock, cidrContains, parseCidr, parseIpAddress } from "./ip.js";
-import { verificationFailed, VERIFIED, type RequestVerifier, type VerificationRequest, type VerificationResult } from "./types.js";
+import {
+  type RequestVerifier,
+  VERIFIED,
+  type VerificationRequest,
+  type VerificationResult,
+  verificationFailed,
+} from "./types.js";
 
 /** Options of {@link ipAllowlist}. */
 export interface IpAllowlistOptions {
@@ -28,7 +34,8 @@ export function ipAllowlist(options: IpAllowlistOptions): RequestVerifier {
   }
   const blocks: CidrBlock[] = options.allow.map((entry) => {
     const block = typeof entry === "string" ? parseCidr(entry.trim()) : undefined;
-    if (block === undefined) throw new WebhookConfigurationError(`ipAllowlist: ${JSON.stringify(entry)} is not an IP address or CIDR block`);
+    if (block === undefined)
+      throw new WebhookConfigurationError(`ipAllowlist: ${JSON.stringify(entry)} is not an IP address or CIDR block`);
     return block;
   });
   const trustProxy = options.trustProxy ?? false;
@@ -49,7 +56,9 @@ export function ipAllowlist(options: IpAllowlistOptions): RequestVerifier {
       }
       const bytes = parseIpAddress(client);
       if (bytes === undefined) return verificationFailed("the source address is not a valid IP address");
-      return blocks.some((block) => cidrContains(block, bytes)) ? VERIFIED : verificationFailed("the source address is not allowed");
+      return blocks.some((block) => cidrContains(block, bytes))
+        ? VERIFIED
+        : verificationFailed("the source address is not allowed");
     },
   };
 }
@@ -58,7 +67,13 @@ function clientAddress(request: VerificationRequest, trustProxy: boolean | numbe
   const peer = request.remoteAddress;
   if (trustProxy === false || trustProxy === 0) return peer;
   const forwarded = request.header("x-forwarded-for");
-  const hops = forwarded === undefined ? [] : forwarded.split(",").map((hop) => hop.trim()).filter((hop) => hop !== "");
+  const hops =
+    forwarded === undefined
+      ? []
+      : forwarded
+          .split(",")
+          .map((hop) => hop.trim())
+          .filter((hop) => hop !== "");
   if (peer !== undefined) hops.push(peer);
   if (hops.length === 0) return undefined;
   if (trustProxy === true) return hops[0];

@@ -1,6 +1,6 @@
 import { WebhookConfigurationError } from "../errors.js";
 import { parseWebhookTimestamp } from "../time.js";
-import { type EventVerifier, verificationFailed, VERIFIED, type VerificationResult } from "./types.js";
+import { type EventVerifier, VERIFIED, type VerificationResult, verificationFailed } from "./types.js";
 
 /** Options of {@link timestampWindow}. */
 export interface TimestampWindowOptions {
@@ -35,7 +35,9 @@ export function timestampWindow(options: TimestampWindowOptions = {}): EventVeri
       if (time === undefined) return verificationFailed("the envelope timestamp is missing or not a recognised time");
       const now = options.clock?.() ?? request.now;
       if (Math.abs(now - time.getTime()) > toleranceMs) {
-        return verificationFailed(`the envelope timestamp is outside the accepted window of ${Math.round(toleranceMs / 1000)} s`);
+        return verificationFailed(
+          `the envelope timestamp is outside the accepted window of ${Math.round(toleranceMs / 1000)} s`,
+        );
       }
       return VERIFIED;
     },

@@ -2,7 +2,13 @@ import { utf8Bytes } from "../../crypto/encoding.js";
 import { timingSafeEqual } from "../../crypto/types.js";
 import { WebhookConfigurationError } from "../errors.js";
 import { type SecretList, secretBytes } from "./secrets.js";
-import { verificationFailed, VERIFIED, type RequestVerifier, type VerificationRequest, type VerificationResult } from "./types.js";
+import {
+  type RequestVerifier,
+  VERIFIED,
+  type VerificationRequest,
+  type VerificationResult,
+  verificationFailed,
+} from "./types.js";
 
 /** Options of {@link tokenVerifier}. */
 export interface TokenVerifierOptions {
@@ -56,7 +62,9 @@ export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
     verify(request): VerificationResult {
       const token = read(request);
       if (token === undefined || token === "") return verificationFailed(missing);
-      return matchesAny(utf8Bytes(token), expected) ? VERIFIED : verificationFailed(`the webhook token (${where}) is not valid`);
+      return matchesAny(utf8Bytes(token), expected)
+        ? VERIFIED
+        : verificationFailed(`the webhook token (${where}) is not valid`);
     },
   };
 }

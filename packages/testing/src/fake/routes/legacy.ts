@@ -53,7 +53,8 @@ export function legacyRoutes(app: FakeApp, world: World): void {
     const courier = params.courier?.trim().toLowerCase() ?? "";
     if (!waybill) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("waybill"), params));
     if (!courier) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("courier"), params));
-    if (!PRO_WAYBILL_COURIERS.includes(courier)) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
+    if (!PRO_WAYBILL_COURIERS.includes(courier))
+      return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
     const order = world.orders.findByWaybill(waybill, courier);
     if (!order) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidWaybill, params));
     return reply(c, rajaOngkirBody(params, { result: waybillResult(order.shipment) }));

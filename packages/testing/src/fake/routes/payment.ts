@@ -61,9 +61,13 @@ export function validateCreatePayment(body: unknown): FieldError[] {
   if (!Array.isArray(body.items) || body.items.length === 0) fail("items", "items must be a non-empty array");
   else {
     body.items.forEach((item: unknown, i: number) => {
-      if (!isObject(item)) return fail(`items.${i}`, "item must be an object");
+      if (!isObject(item)) {
+        fail(`items.${i}`, "item must be an object");
+        return;
+      }
       if (!isNonEmptyString(item.name)) fail(`items.${i}.name`, "name is required");
-      if (!isInt(item.quantity) || item.quantity < 1) fail(`items.${i}.quantity`, "quantity must be a positive integer");
+      if (!isInt(item.quantity) || item.quantity < 1)
+        fail(`items.${i}.quantity`, "quantity must be a positive integer");
       if (!isInt(item.price) || item.price < 0) fail(`items.${i}.price`, "price must be an integer");
     });
   }
@@ -73,7 +77,8 @@ export function validateCreatePayment(body: unknown): FieldError[] {
       fail("expiry_duration", `expiry_duration must be at least ${MIN_EXPIRY_SECONDS} seconds`);
     }
   }
-  if (body.callback_url !== undefined && !isUrl(body.callback_url)) fail("callback_url", "callback_url must be a valid URL");
+  if (body.callback_url !== undefined && !isUrl(body.callback_url))
+    fail("callback_url", "callback_url must be a valid URL");
   if (body.callback_url !== undefined && !isNonEmptyString(body.callback_api_key)) {
     fail("callback_api_key", "callback_api_key is required when callback_url is given");
   }
@@ -113,7 +118,8 @@ export function paymentRoutes(app: FakeApp, world: World): void {
     const json = await readJson(c);
     if (!json.ok) return c.json(metaError(json.status, json.message), json.status as 400);
     const body = isObject(json.value) ? json.value : {};
-    if (!isNonEmptyString(body.payment_id)) return c.json(validationFailed([{ field: "payment_id", message: "payment_id is required" }]), 422);
+    if (!isNonEmptyString(body.payment_id))
+      return c.json(validationFailed([{ field: "payment_id", message: "payment_id is required" }]), 422);
     if (body.reason !== undefined && typeof body.reason !== "string") {
       return c.json(validationFailed([{ field: "reason", message: "reason must be a string" }]), 422);
     }
@@ -123,13 +129,21 @@ export function paymentRoutes(app: FakeApp, world: World): void {
       const record = world.payments.cancel(body.payment_id, body.reason ?? "");
       return c.json(
         metaOk(
-          { payment_id: record.payment_id, status: "CANCELED", reason: body.reason ?? "", canceled_at: isoUtc(world.clock.now()) },
+          {
+            payment_id: record.payment_id,
+            status: "CANCELED",
+            reason: body.reason ?? "",
+            canceled_at: isoUtc(world.clock.now()),
+          },
           "Payment canceled",
         ),
       );
     } catch (error) {
       if (error instanceof FakeProviderError) {
-        return c.json(metaError(400, `Only PENDING payments can be canceled; this one is ${payment.record.status}`), 400);
+        return c.json(
+          metaError(400, `Only PENDING payments can be canceled; this one is ${payment.record.status}`),
+          400,
+        );
       }
       throw error;
     }

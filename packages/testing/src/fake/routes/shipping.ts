@@ -1,4 +1,12 @@
-import { citiesOf, getCity, getDistrict, getProvince, parseId, searchCountries, searchDomestic } from "../../data/lookup.js";
+import {
+  citiesOf,
+  getCity,
+  getDistrict,
+  getProvince,
+  parseId,
+  searchCountries,
+  searchDomestic,
+} from "../../data/lookup.js";
 import { PROVINCES } from "../../data/regions.js";
 import { metaError, metaOk } from "../../fixtures/envelopes.js";
 import {
@@ -40,7 +48,10 @@ export function shippingRoutes(app: FakeApp, world: World): void {
     const params = await readParams(c);
     const term = search(params);
     if (!term) return c.json(metaError(422, SHIPPING_MESSAGES.parameterMissing), 422);
-    const found = searchCountries(term).map((country) => ({ country_id: country.countryId, country_name: country.name }));
+    const found = searchCountries(term).map((country) => ({
+      country_id: country.countryId,
+      country_name: country.name,
+    }));
     if (found.length === 0) return c.json(metaError(404, SHIPPING_MESSAGES.internationalNotFound), 404);
     const { limit, offset } = paging(params);
     return c.json(metaOk(page(found, limit, offset)));

@@ -66,7 +66,8 @@ export class OrderStore {
     const courier = findCourier(courierCode);
     const origin = resolveSubdistrict(input.origin ?? DEFAULT_ROUTE.origin);
     const destination = resolveSubdistrict(input.destination ?? DEFAULT_ROUTE.destination);
-    if (!origin || !destination) throw new FakeProviderError("invalid_input", "origin and destination must be subdistrict ids of the data set");
+    if (!origin || !destination)
+      throw new FakeProviderError("invalid_input", "origin and destination must be subdistrict ids of the data set");
     const orderNo = input.order_no ?? `KOM${random.digits(10)}`;
     if (this.#orders.has(orderNo)) throw new FakeProviderError("invalid_input", `order ${orderNo} exists`);
     const now = this.#clock.now();
@@ -143,7 +144,8 @@ export class OrderStore {
     const shipment = order.shipment;
     shipment.status = tracking.status;
     if (tracking.status === "DELIVERED") shipment.deliveredAt = at;
-    const city = tracking.status === "DELIVERED" || status === "Dikirim" ? shipment.destinationCity : shipment.originCity;
+    const city =
+      tracking.status === "DELIVERED" || status === "Dikirim" ? shipment.destinationCity : shipment.originCity;
     shipment.history.push({ at, code: String(shipment.history.length + 1), description: tracking.description, city });
   }
 }

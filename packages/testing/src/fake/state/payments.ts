@@ -52,7 +52,9 @@ export class PaymentStore {
     // Ids carry "/" on purpose: clients must URL-encode them in paths (FIELD-NOTES).
     const paymentId = `KPAY-${String(1000 + this.#seq)}${this.#ctx.random.digits(2)}/KM/${new Date(now).getUTCFullYear()}`;
     const isQris = request.payment_type === "qris";
-    const expirySeconds = isQris ? GATEWAY_QRIS_EXPIRY_SECONDS : (request.expiry_duration ?? this.#defaultExpirySeconds);
+    const expirySeconds = isQris
+      ? GATEWAY_QRIS_EXPIRY_SECONDS
+      : (request.expiry_duration ?? this.#defaultExpirySeconds);
     const record: PaymentRecord = {
       payment_id: paymentId,
       order_id: request.order_id,
@@ -90,7 +92,14 @@ export class PaymentStore {
   /** A payment by id, or undefined. */
   get(paymentId: string): FakePayment | undefined {
     const entry = this.#entries.get(paymentId);
-    return entry && { record: { ...entry.record }, request: entry.request, callbackUrl: entry.callbackUrl, ...(entry.cancelReason === undefined ? {} : { cancelReason: entry.cancelReason }) };
+    return (
+      entry && {
+        record: { ...entry.record },
+        request: entry.request,
+        callbackUrl: entry.callbackUrl,
+        ...(entry.cancelReason === undefined ? {} : { cancelReason: entry.cancelReason }),
+      }
+    );
   }
 
   /** Every payment, oldest first. */
@@ -132,7 +141,7 @@ export class PaymentStore {
 
   async #expire(paymentId: string): Promise<void> {
     const entry = this.#entries.get(paymentId);
-    if (!entry || entry.record.status !== "PENDING") return;
+    if (entry?.record.status !== "PENDING") return;
     entry.record.status = "EXPIRED";
     await this.#callback(entry);
   }

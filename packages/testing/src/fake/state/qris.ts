@@ -83,14 +83,21 @@ export class QrisStore {
 
   /** Upload response data for a configuration. */
   uploaded(config: FakeQrisConfig): QrisUploaded {
-    return { qris_id: config.qrisId, qris_uuid: config.uuid, name: config.name, merchant_name: config.merchantName, nmid: config.nmid };
+    return {
+      qris_id: config.qrisId,
+      qris_uuid: config.uuid,
+      name: config.name,
+      merchant_name: config.merchantName,
+      nmid: config.nmid,
+    };
   }
 
   /** Generates an unpaid code from a validated request. */
   generate(request: QrisGenerateRequest, config: FakeQrisConfig): QrisGenerated {
     const now = this.#clock.now();
     const historyId = this.#ctx.random.uuid();
-    const finalAmount = request.unique_amount === false ? request.amount : request.amount + this.#uniqueCode(request.amount);
+    const finalAmount =
+      request.unique_amount === false ? request.amount : request.amount + this.#uniqueCode(request.amount);
     const qrisString = buildQrisString({
       amount: finalAmount,
       merchantName: config.merchantName,
@@ -213,7 +220,7 @@ export class QrisStore {
 
   async #expire(historyId: string): Promise<void> {
     const entry = this.#codes.get(historyId);
-    if (!entry || entry.status !== "unpaid") return;
+    if (entry?.status !== "unpaid") return;
     entry.status = "expired";
     const at = this.#clock.now();
     const event: QrisPaymentExpiredEvent = {

@@ -1,0 +1,173 @@
+// The same state-machine contract run against the memory store and the Redis store (ioredis and node-redis
+// clients) over a real redis-server on a free loopback port.
+import IORedis from "ioredis";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  createWebhookReceiver,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+  MemoryIdempotencyStore,
+  RedisIdempotencyStore,
+  tokenVerifier,
+} from "../src/webhooks.js";
+import { startRedisServer, type TestRedisServer } from "./support/redis-server.js";
+import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
+
+let redis: TestRedisServer;
+let ioredis: IORedis;
+let nodeRedis: ReturnType<typeof createClient>;
+const silent = { warn: () => {} };
+let keySpace = 0;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  ioredis = new IORedis(redis.port, "127.0.0.1", { enableOfflineQueue: true, lazyConnect: true });
+  await ioredis.connect();
+  nodeRedis = createClient({ url: redis.url, disableOfflineQueue: true });
+  await nodeRedis.connect();
+});
+
+afterAll(async () => {
+  ioredis?.disconnect();
+  await nodeRedis?.close();
+  await redis?.stop();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const stores: [string, () => IdempotencyStore][] = [
+  ["memory", () => new MemoryIdempotencyStore()],
+  [
+    "redis via ioredis",
+    () => new RedisIdempotencyStore({ client: ioredis, keyPrefix: `t${keySpace++}:`, logger: silent }),
+  ],
+  ["redis via node-redis", () => new RedisIdempotencyStore({ client: nodeRedis, keyPrefix: `t${keySpace++}:` })],
+];
+
+describe.each(stores)("%s store contract", (_name, makeStore) => {
+  it("claims once, reports in-progress, then completed", async () => {
+    const store = makeStore();
+    expect(await store.claim("e1", "owner-a", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+    expect(await store.claim("e1", "owner-b", 10_000)).toEqual({ state: "in_progress" });
+    expect(await store.complete("e1", "owner-a", 60_000)).toBe(true);
+    expect(await store.claim("e1", "owner-c", 10_000)).toEqual({ state: "completed" });
+  });
+
+  it("lets only the owner release or complete, and counts released attempts", async () => {
+    const store = makeStore();
+    await store.claim("e2", "owner-a", 10_000);
+    expect(await store.release("e2", "intruder", 60_000)).toBe(false);
+    expect(await store.complete("e2", "intruder", 60_000)).toBe(false);
+    expect(await store.claim("e2", "owner-b", 10_000)).toEqual({ state: "in_progress" });
+    expect(await store.release("e2", "owner-a", 60_000)).toBe(true);
+    expect(await store.release("e2", "owner-a", 60_000)).toBe(false);
+    expect(await store.claim("e2", "owner-b", 10_000)).toEqual({ state: "claimed", attempt: 2 });
+    expect(await store.release("e2", "owner-b", 60_000)).toBe(true);
+    expect(await store.claim("e2", "owner-c", 10_000)).toEqual({ state: "claimed", attempt: 3 });
+    expect(await store.complete("e2", "owner-c", 60_000)).toBe(true);
+    expect(await store.release("e2", "owner-c", 60_000)).toBe(false);
+    expect(await store.claim("e2", "owner-d", 10_000)).toEqual({ state: "completed" });
+  });
+
+  it("frees an expired lease, and still records a late completion if nobody claimed it", async () => {
+    const store = makeStore();
+    await store.claim("e3", "owner-a", 30);
+    await sleep(60);
+    expect((await store.claim("e3", "owner-b", 30)).state).toBe("claimed");
+    await sleep(60);
+    expect(await store.complete("e3", "owner-a", 60_000)).toBe(true);
+    expect(await store.claim("e3", "owner-c", 30)).toEqual({ state: "completed" });
+  });
+
+  it("refuses a completion after another delivery took over the lease", async () => {
+    const store = makeStore();
+    await store.claim("e4", "owner-a", 30);
+    await sleep(60);
+    await store.claim("e4", "owner-b", 10_000);
+    expect(await store.complete("e4", "owner-a", 60_000)).toBe(false);
+    expect(await store.complete("e4", "owner-b", 60_000)).toBe(true);
+  });
+
+  it("forgets a completion after the retention time", async () => {
+    const store = makeStore();
+    await store.claim("e5", "owner-a", 10_000);
+    await store.complete("e5", "owner-a", 40);
+    await sleep(80);
+    expect(await store.claim("e5", "owner-b", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+  });
+
+  it("grants exactly one of many concurrent claims", async () => {
+    const store = makeStore();
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => store.claim("e6", `owner-${i}`, 10_000)));
+    expect(results.filter((result) => result.state === "claimed")).toHaveLength(1);
+  });
+});
+
+describe("MemoryIdempotencyStore", () => {
+  it("stays within maxEntries", () => {
+    const store = new MemoryIdempotencyStore({ maxEntries: 100 });
+    for (let i = 0; i < 1_000; i++) store.claim(`k${i}`, "o", 60_000);
+    expect(store.size).toBe(100);
+  });
+});
+
+describe("RedisIdempotencyStore", () => {
+  it("keeps both keys of an event on one cluster slot and under the prefix", async () => {
+    const store = new RedisIdempotencyStore({ client: ioredis, keyPrefix: "slot-test:", logger: silent });
+    await store.claim("qris:payment.success:abc", "o", 10_000);
+    await store.release("qris:payment.success:abc", "o", 10_000);
+    const keys = (await ioredis.keys("slot-test:*")).sort();
+    expect(keys).toEqual(["slot-test:{qris:payment.success:abc}:attempts"]);
+    await store.claim("qris:payment.success:abc", "o2", 10_000);
+    expect(await ioredis.get("slot-test:{qris:payment.success:abc}")).toBe("p:o2");
+  });
+
+  it("refuses something that is not a Redis client", () => {
+    expect(() => new RedisIdempotencyStore({ client: {} as IORedis })).toThrow(/ioredis or node-redis/);
+  });
+
+  it("advises once at construction when the client queues commands while offline", () => {
+    const warn = vi.fn();
+    new RedisIdempotencyStore({ client: ioredis, logger: { warn } });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toMatch(/enableOfflineQueue: false/);
+    const quiet = vi.fn();
+    new RedisIdempotencyStore({ client: nodeRedis, logger: { warn: quiet } });
+    expect(quiet).not.toHaveBeenCalled();
+  });
+
+  it("gives up after operationTimeoutMs when Redis is unreachable, and the receiver answers 503", async () => {
+    // A client that queues forever: its server is a port nobody listens on.
+    const unreachable = new IORedis(1, "127.0.0.1", {
+      lazyConnect: true,
+      retryStrategy: () => 50,
+      maxRetriesPerRequest: null,
+    });
+    unreachable.on("error", () => {});
+    const store = new RedisIdempotencyStore({ client: unreachable, operationTimeoutMs: 150, logger: silent });
+    const started = Date.now();
+    await expect(store.claim("k", "o", 1000)).rejects.toBeInstanceOf(IdempotencyStoreUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1_000);
+
+    const handler = vi.fn();
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: "t0ken", in: "query" })],
+      idempotency: { store },
+      logger: { error: () => {} },
+    }).onAny(handler);
+    const response = await receiver.handle(
+      webhookRequest({ url: "/q?token=t0ken", rawBody: JSON.stringify(qrisSuccess()) }),
+    );
+    expect(response.status).toBe(503);
+    expect(handler).not.toHaveBeenCalled();
+    unreachable.disconnect();
+  });
+
+  it("reports a refused command as unavailable (node-redis with its offline queue disabled)", async () => {
+    const closed = createClient({ url: redis.url, disableOfflineQueue: true });
+    const store = new RedisIdempotencyStore({ client: closed, operationTimeoutMs: 500 });
+    await expect(store.claim("k", "o", 1000)).rejects.toBeInstanceOf(IdempotencyStoreUnavailableError);
+  });
+});

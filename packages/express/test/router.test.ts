@@ -1,0 +1,74 @@
+import type { IncomingMessage } from "node:http";
+import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import express from "express";
+import request from "supertest";
+import { describe, expect, it, vi } from "vitest";
+import { createWebhookRouter, readRawBody } from "../src/index.js";
+
+const order = JSON.stringify({ order_no: "ORD-9", cnote: "JP9", status: "Dikirim" });
+
+describe("createWebhookRouter", () => {
+  it("builds receivers from options and exposes them to register handlers", async () => {
+    const router = createWebhookRouter({
+      orders: { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })] },
+    });
+    const shipped = vi.fn();
+    router.receivers.orders?.onOrderStatus("Dikirim", shipped);
+    expect(router.receivers.qris).toBeUndefined();
+    const app = express().use("/hooks", router);
+    const response = await request(app).put("/hooks/orders?token=t0ken").type("json").send(order);
+    expect(response.status).toBe(200);
+    expect(shipped).toHaveBeenCalledWith(expect.objectContaining({ order_no: "ORD-9" }), expect.anything());
+    expect((await request(app).post("/hooks/qris").type("json").send("{}")).status).toBe(404);
+  });
+
+  it("mounts sources at custom sub-paths", async () => {
+    const orders = createWebhookReceiver({
+      source: "orders",
+      verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
+    }).on("order.status", () => {});
+    const app = express().use("/hooks", createWebhookRouter({ orders, paths: { orders: "/shipping-status" } }));
+    expect((await request(app).post("/hooks/shipping-status?token=t0ken").type("json").send(order)).status).toBe(200);
+    expect((await request(app).post("/hooks/orders?token=t0ken").type("json").send(order)).status).toBe(404);
+  });
+
+  it("passes the socket's peer address to core (IP allowlist), or the one getRemoteAddress returns", async () => {
+    const allowOnly = (allow: string) =>
+      createWebhookReceiver({ source: "orders", verify: [ipAllowlist({ allow: [allow] })] }).on(
+        "order.status",
+        () => {},
+      );
+    const loopback = express().use("/w", createWebhookRouter({ orders: allowOnly("127.0.0.1/8") }));
+    expect((await request(loopback).post("/w/orders").type("json").send(order)).status).toBe(200);
+    const elsewhere = express().use("/w", createWebhookRouter({ orders: allowOnly("203.0.113.0/24") }));
+    expect((await request(elsewhere).post("/w/orders").type("json").send(order)).status).toBe(401);
+    const behindProxy = express().use(
+      "/w",
+      createWebhookRouter({ orders: allowOnly("203.0.113.0/24"), getRemoteAddress: () => "203.0.113.7" }),
+    );
+    expect((await request(behindProxy).post("/w/orders").type("json").send(order)).status).toBe(200);
+  });
+
+  it("reads at most the receiver's maxBodyBytes + 1 bytes and still drains the request", async () => {
+    const orders = createWebhookReceiver({
+      source: "orders",
+      maxBodyBytes: 1_000,
+      verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
+    }).on("order.status", () => {});
+    let seen = -1;
+    const app = express()
+      .post("/probe", async (req, res) => {
+        seen = (await readRawBody(req as IncomingMessage, 1_000)).length;
+        res.end();
+      })
+      .use("/w", createWebhookRouter({ orders: orders }));
+    await request(app).post("/probe").type("json").send("x".repeat(5_000));
+    expect(seen).toBe(1_001);
+    const response = await request(app)
+      .post("/w/orders?token=t0ken")
+      .type("json")
+      .send(`"${"x".repeat(5_000)}"`);
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ success: false, message: "Body is larger than 1000 bytes" });
+  });
+});

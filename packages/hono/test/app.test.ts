@@ -1,0 +1,118 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { Hono } from "hono";
+import { describe, expect, it, vi } from "vitest";
+import { createWebhookApp } from "../src/index.js";
+
+const order = JSON.stringify({ order_no: "ORD-9", cnote: "JP9", status: "Dikirim" });
+const post = (app: Hono, path: string, body: BodyInit = order, headers: Record<string, string> = {}) =>
+  app.request(path, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+
+type Bindings = { ORDERS_TOKEN: string };
+
+describe("createWebhookApp", () => {
+  it("builds receivers from options and exposes them; unconfigured sources are not mounted", async () => {
+    const webhooks = createWebhookApp({
+      orders: { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })] },
+    });
+    const shipped = vi.fn();
+    webhooks.receivers.orders?.onOrderStatus("dikirim", shipped);
+    const app = new Hono().route("/webhooks", webhooks);
+    expect((await post(app, "/webhooks/orders?token=t0ken")).status).toBe(200);
+    expect(shipped).toHaveBeenCalledOnce();
+    expect((await post(app, "/webhooks/qris")).status).toBe(404);
+  });
+
+  it("builds the sources from c.env once per env object (Workers bindings)", async () => {
+    const fromEnv = vi.fn((env: Bindings) => ({
+      orders: createWebhookReceiver({
+        source: "orders",
+        verify: [tokenVerifier({ secrets: [env.ORDERS_TOKEN], in: "query", name: "token" })],
+      }).on("order.status", () => {}),
+    }));
+    const app = new Hono<{ Bindings: Bindings }>().route(
+      "/webhooks",
+      createWebhookApp<{ Bindings: Bindings }>({ fromEnv }),
+    );
+    const env = { ORDERS_TOKEN: "from-binding" };
+    const send = (token: string, bindings: Bindings) =>
+      app.request(
+        `/webhooks/orders?token=${token}`,
+        { method: "POST", headers: { "content-type": "application/json" }, body: order },
+        bindings,
+      );
+    expect((await send("from-binding", env)).status).toBe(200);
+    expect((await send("from-binding", env)).status).toBe(200);
+    expect(fromEnv).toHaveBeenCalledTimes(1);
+    expect((await send("from-binding", { ORDERS_TOKEN: "rotated" })).status).toBe(401);
+    expect(fromEnv).toHaveBeenCalledTimes(2);
+    expect((await send("from-binding", env)).status).toBe(200);
+    expect(fromEnv).toHaveBeenCalledTimes(2);
+    expect((await app.request("/webhooks/qris", { method: "POST", body: "{}" }, env)).status).toBe(404);
+  });
+
+  it("enforces maxBodyBytes without a content-length (streamed body), with core's 413 body", async () => {
+    const handler = vi.fn();
+    const orders = createWebhookReceiver({
+      source: "orders",
+      maxBodyBytes: 1_000,
+      verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
+    }).on("order.status", handler);
+    const app = new Hono().route("/w", createWebhookApp({ orders }));
+    const chunk = new TextEncoder().encode("x".repeat(600));
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(chunk);
+        controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const response = await app.request("/w/orders?token=t0ken", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ success: false, message: "Body is larger than 1000 bytes" });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("passes the address getRemoteAddress reads (getConnInfo on @hono/node-server) to core", async () => {
+    const allowOnly = (allow: string) =>
+      createWebhookReceiver({ source: "orders", verify: [ipAllowlist({ allow: [allow] })] }).on(
+        "order.status",
+        () => {},
+      );
+    const app = new Hono()
+      .route(
+        "/in",
+        createWebhookApp({ orders: allowOnly("127.0.0.1/8"), getRemoteAddress: (c) => getConnInfo(c).remote.address }),
+      )
+      .route(
+        "/out",
+        createWebhookApp({
+          orders: allowOnly("203.0.113.0/24"),
+          getRemoteAddress: (c) => getConnInfo(c).remote.address,
+        }),
+      );
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const send = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: order,
+        });
+      expect((await send("/in/orders")).status).toBe(200);
+      expect((await send("/out/orders")).status).toBe(401);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

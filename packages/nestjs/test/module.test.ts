@@ -1,0 +1,185 @@
+import "reflect-metadata";
+import { createHmac } from "node:crypto";
+import { QrisClient, ShippingClient } from "@kirimbayar/core";
+import { callbackKeyVerifier, tokenVerifier, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+import { Inject, Injectable, Module } from "@nestjs/common";
+import { Test } from "@nestjs/testing";
+import request from "supertest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { KirimbayarModule, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "../src/index.js";
+
+const callbackKey = "callback-key-for-tests";
+const callback = '{"payment_id":"KPAY-1","status":"PAID","amount":150000}';
+const signature = createHmac("sha256", callbackKey).update(callback).digest("hex");
+const calls = vi.fn();
+const apiOptions = { apiKey: "secret-api-key-123", baseUrl: "https://api.example.test" };
+
+@Injectable()
+class PaymentHandlers {
+  @OnPaymentCallback()
+  paid(event: unknown) {
+    calls("payment", event);
+  }
+}
+
+@Injectable()
+class ShippingHandlers {
+  @OnOrderStatus("Dikirim")
+  shipped(event: { order_no: string }) {
+    calls("shipped", event.order_no);
+  }
+}
+
+const payment = { verify: [callbackKeyVerifier({ secrets: [callbackKey] })], logger: {} };
+const orders = { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })], logger: {} };
+
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+  calls.mockReset();
+});
+
+async function boot(imports: unknown[], providers: unknown[], rawBody = true) {
+  const moduleRef = await Test.createTestingModule({
+    imports: imports as never[],
+    providers: providers as never[],
+  }).compile();
+  const app = moduleRef.createNestApplication({ rawBody, logger: false });
+  close = () => app.close();
+  await app.init();
+  return { app, server: app.getHttpServer() };
+}
+
+describe("KirimbayarModule webhooks", () => {
+  it("dispatches to decorated provider methods (one order status only)", async () => {
+    const { server } = await boot(
+      [KirimbayarModule.forRoot({ webhooks: { payment, orders } })],
+      [PaymentHandlers, ShippingHandlers],
+    );
+    const paid = await request(server)
+      .post("/webhooks/payment")
+      .set("content-type", "application/json")
+      .set("x-callback-api-key", signature)
+      .send(callback);
+    expect(paid.status).toBe(200);
+    const order = (status: string) =>
+      request(server)
+        .post("/webhooks/orders?token=t0ken")
+        .type("json")
+        .send(JSON.stringify({ order_no: `ORD-${status}`, cnote: "JP1", status }));
+    expect((await order("Dikirim")).status).toBe(200);
+    expect((await order("Selesai")).status).toBe(200);
+    expect(calls.mock.calls).toEqual([
+      ["payment", expect.objectContaining({ payment_id: "KPAY-1" })],
+      ["shipped", "ORD-Dikirim"],
+    ]);
+  });
+
+  it("answers 500 naming { rawBody: true } when the app was created without it", async () => {
+    const { server } = await boot([KirimbayarModule.forRoot({ webhooks: { payment } })], [PaymentHandlers], false);
+    const response = await request(server)
+      .post("/webhooks/payment")
+      .set("content-type", "application/json")
+      .set("x-callback-api-key", signature)
+      .send(callback);
+    expect(response.status).toBe(500);
+    expect(response.body.success).toBe(false);
+    expect(response.body.message).toMatch(/rawBody: true/);
+    expect(JSON.stringify(response.body)).not.toContain(callbackKey);
+    expect(calls).not.toHaveBeenCalled();
+  });
+
+  it("serves custom paths under a custom prefix, and 404 elsewhere", async () => {
+    const { server } = await boot(
+      [KirimbayarModule.forRoot({ webhookPath: "hooks/v1", webhooks: { orders, paths: { orders: "order-status" } } })],
+      [ShippingHandlers],
+    );
+    const body = JSON.stringify({ order_no: "ORD-1", cnote: "JP1", status: "Dikirim" });
+    expect((await request(server).put("/hooks/v1/order-status?token=t0ken").type("json").send(body)).status).toBe(200);
+    expect((await request(server).put("/hooks/v1/orders?token=t0ken").type("json").send(body)).status).toBe(404);
+    expect((await request(server).put("/webhooks/order-status?token=t0ken").type("json").send(body)).status).toBe(404);
+  });
+});
+
+describe("KirimbayarModule boot checks", () => {
+  it("fails when a configured source has no handler method", async () => {
+    await expect(
+      boot([KirimbayarModule.forRoot({ webhooks: { payment, orders } })], [PaymentHandlers]),
+    ).rejects.toThrow(/webhooks\.orders is configured but no provider method is marked with @OnOrderStatus\(\)/);
+  });
+
+  it("fails when a handler's source is not configured", async () => {
+    await expect(
+      boot([KirimbayarModule.forRoot({ webhooks: { payment } })], [PaymentHandlers, ShippingHandlers]),
+    ).rejects.toThrow(
+      /ShippingHandlers\.shipped is marked with @OnOrderStatus\(\) but webhooks\.orders is not configured/,
+    );
+  });
+
+  it("fails when a source has no verification", async () => {
+    await expect(
+      boot([KirimbayarModule.forRoot({ webhooks: { payment: { verify: [] } } })], [PaymentHandlers]),
+    ).rejects.toThrow(WebhookConfigurationError);
+  });
+
+  it("fails when a path is not one segment", async () => {
+    await expect(
+      boot([KirimbayarModule.forRoot({ webhooks: { payment, paths: { payment: "a/b" } } })], [PaymentHandlers]),
+    ).rejects.toThrow(/one unique path segment/);
+  });
+});
+
+@Injectable()
+class Checkout {
+  constructor(@Inject(QrisClient) readonly qris: QrisClient) {}
+}
+
+@Module({ providers: [Checkout], exports: [Checkout] })
+class CheckoutModule {}
+
+@Injectable()
+class QrisHandlers {
+  @OnQrisEvent("payment.success")
+  paid() {}
+}
+
+describe("KirimbayarModule clients", () => {
+  it("forRoot provides exactly the configured clients, injectable by class", async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [KirimbayarModule.forRoot({ clients: { qris: apiOptions } })],
+    }).compile();
+    expect(moduleRef.get(QrisClient)).toBeInstanceOf(QrisClient);
+    expect(() => moduleRef.get(ShippingClient)).toThrow();
+  });
+
+  it("forRootAsync + isGlobal: clients and webhooks from a factory, injected in another module", async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        KirimbayarModule.forRootAsync({
+          isGlobal: true,
+          provideClients: ["qris"],
+          useFactory: async () => ({
+            clients: { qris: apiOptions },
+            webhooks: { qris: { verify: [tokenVerifier({ secrets: ["q"], in: "query", name: "token" })] } },
+          }),
+        }),
+        CheckoutModule,
+      ],
+      providers: [QrisHandlers],
+    }).compile();
+    const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+    close = () => app.close();
+    await app.init();
+    expect(moduleRef.get(Checkout).qris).toBeInstanceOf(QrisClient);
+    expect(moduleRef.get(Checkout).qris).toBe(moduleRef.get(QrisClient));
+  });
+
+  it("forRootAsync fails at boot when a listed client is not configured", async () => {
+    await expect(
+      Test.createTestingModule({
+        imports: [KirimbayarModule.forRootAsync({ provideClients: ["shipping"], useFactory: () => ({}) })],
+      }).compile(),
+    ).rejects.toThrow(/ShippingClient is provided but clients\.shipping is not configured/);
+  });
+});

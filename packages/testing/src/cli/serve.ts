@@ -1,0 +1,58 @@
+import { createFakeProvider } from "../fake/provider.js";
+import { CONTROL_PREFIX } from "../fake/routes/control.js";
+import { FAKE_SERVICES, KEY_LOCATION } from "../fake/services.js";
+
+/** Options of `kirimbayar-fake serve`. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  seed: string;
+  qrisWebhookUrl?: string;
+  ordersWebhookUrl?: string;
+  apiKey?: string;
+}
+
+const BASE_PATHS: Record<(typeof FAKE_SERVICES)[number], string> = {
+  payment: "/user/api/v1/user",
+  qris: "/user/api/v1/qr (and /user/api/v1/qrisly)",
+  shipping: "/api/v1",
+  pro: "/api",
+  starter: "/starter",
+  orders: "/order/api/v1",
+};
+
+/** Starts the fake on a real port with the wall clock and prints what to configure. Resolves to a stop function. */
+export async function serve(options: ServeOptions, log: (line: string) => void): Promise<() => Promise<void>> {
+  const provider = createFakeProvider({
+    clock: "real",
+    seed: options.seed,
+    controlApi: true,
+    ...(options.apiKey ? { apiKeys: options.apiKey } : {}),
+    webhooks: {
+      ...(options.qrisWebhookUrl ? { qrisUrl: options.qrisWebhookUrl } : {}),
+      ...(options.ordersWebhookUrl ? { ordersUrl: options.ordersWebhookUrl } : {}),
+    },
+  });
+  const server = await provider.listen({ port: options.port, host: options.host });
+  log(`kirimbayar fake provider listening on ${server.url}`);
+  log("");
+  log("Use this base URL for every client (payment, QRIS, shipping current/Pro/Starter, orders):");
+  for (const service of FAKE_SERVICES) {
+    log(
+      `  ${service.padEnd(9)} ${server.url}${BASE_PATHS[service].padEnd(42)} key ${provider.apiKeys[service].join(", ")}  (${KEY_LOCATION[service]})`,
+    );
+  }
+  log("");
+  log(`QR webhooks go to:    ${provider.qris.webhookUrl ?? "(none: pass --qris-webhook-url)"}`);
+  log(
+    `Order webhooks go to: ${provider.orders.webhookUrl ?? "(none: PUT /order/api/v1/webhook or --orders-webhook-url)"}`,
+  );
+  log("");
+  log(`Control API (no auth, JSON): ${server.url}${CONTROL_PREFIX}`);
+  log("  POST /qris/pay {history_id}   POST /qris/expire {history_id}   PUT /qris/webhook-url {url}");
+  log("  POST /payments/pay {payment_id}   POST /payments/expire {payment_id}");
+  log("  POST /orders {courier?}   POST /orders/status {order_no, status}");
+  log("  POST /clock/advance {ms}   GET /deliveries");
+  log("Press Ctrl+C to stop.");
+  return () => server.close();
+}
