@@ -14,6 +14,7 @@ import {
   tokenVerifier,
   WebhookConfigurationError,
   type WebhookContext,
+  type WebhookReceiver,
   WebhookProcessingError,
 } from "../src/webhooks.js";
 import {
@@ -113,6 +114,10 @@ describe("createWebhookReceiver configuration", () => {
       .onAny(() => {});
     receiver.onError(() => {});
     expect(receiver.handlerCount).toBe(3);
+    // Adapters hold receivers of any source.
+    const generic: WebhookReceiver = receiver;
+    generic.onAny(() => {});
+    expect(generic.handlerCount).toBe(4);
   });
 });
 

@@ -1,0 +1,10 @@
+import type { WebhookReceiver } from "../src/webhooks.js";
+declare const q: WebhookReceiver<"qris">;
+export const x_source: Pick<WebhookReceiver, "source"> = q;
+export const x_handlerCount: Pick<WebhookReceiver, "handlerCount"> = q;
+export const x_handle: Pick<WebhookReceiver, "handle"> = q;
+export const x_fetch: Pick<WebhookReceiver, "fetch"> = q;
+export const x_onError: Pick<WebhookReceiver, "onError"> = q;
+export const x_onOrderStatus: Pick<WebhookReceiver, "onOrderStatus"> = q;
+export const x_on: Pick<WebhookReceiver, "on"> = q;
+export const x_onAny: Pick<WebhookReceiver, "onAny"> = q;
