@@ -1,13 +1,6 @@
 import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
 import { createWebhookRouter } from "@kirimbayar/express";
-import express, { type ErrorRequestHandler, type Express, type RequestHandler } from "express";
-
-/** Wraps an async route so a rejection reaches the error handler (Express 5 does this too; this keeps it explicit). */
-const route =
-  (handler: (req: express.Request) => Promise<{ status?: number; body: unknown }>): RequestHandler =>
-  (req, res, next) => {
-    handler(req).then(({ status = 200, body }) => res.status(status).json(body), next);
-  };
+import express, { type ErrorRequestHandler, type Express } from "express";
 
 /** Answers a {@link ShopError} (or a kirimbayar client error) with its status; anything else is a 500. */
 const errorHandler: ErrorRequestHandler = (error, _req, res, _next) => {
@@ -42,26 +35,22 @@ export function createApp(runtime: ShopRuntime): Express {
   app.use("/webhooks", createWebhookRouter(runtime.receivers));
   app.use(express.json({ limit: "100kb" }));
 
-  app.get(
-    "/shipping/destinations",
-    route(async (req) => ({ body: { data: await shop.searchDestinations(req.query) } })),
-  );
-  app.post(
-    "/shipping/quote",
-    route(async (req) => ({ body: { data: await shop.quote(req.body) } })),
-  );
-  app.post(
-    "/orders",
-    route(async (req) => ({ status: 201, body: { data: await shop.createOrder(req.body) } })),
-  );
-  app.post(
-    "/orders/:id/pay-by-va",
-    route(async (req) => ({ status: 201, body: { data: await shop.payByVa(String(req.params.id), req.body) } })),
-  );
-  app.get(
-    "/orders/:id",
-    route(async (req) => ({ body: { data: await shop.getOrder(String(req.params.id)) } })),
-  );
+  // Express 5 passes a rejected promise to the error handler below, so the routes can simply be async.
+  app.get("/shipping/destinations", async (req, res) => {
+    res.json({ data: await shop.searchDestinations(req.query) });
+  });
+  app.post("/shipping/quote", async (req, res) => {
+    res.json({ data: await shop.quote(req.body) });
+  });
+  app.post("/orders", async (req, res) => {
+    res.status(201).json({ data: await shop.createOrder(req.body) });
+  });
+  app.post("/orders/:id/pay-by-va", async (req, res) => {
+    res.status(201).json({ data: await shop.payByVa(req.params.id, req.body) });
+  });
+  app.get("/orders/:id", async (req, res) => {
+    res.json({ data: await shop.getOrder(req.params.id) });
+  });
 
   app.use(errorHandler);
   return app;

@@ -1,10 +1,6 @@
-import type { WebhookReceiver } from "../src/webhooks.js";
-declare const q: WebhookReceiver<"qris">;
-export const x_source: Pick<WebhookReceiver, "source"> = q;
-export const x_handlerCount: Pick<WebhookReceiver, "handlerCount"> = q;
-export const x_handle: Pick<WebhookReceiver, "handle"> = q;
-export const x_fetch: Pick<WebhookReceiver, "fetch"> = q;
-export const x_onError: Pick<WebhookReceiver, "onError"> = q;
-export const x_onOrderStatus: Pick<WebhookReceiver, "onOrderStatus"> = q;
-export const x_on: Pick<WebhookReceiver, "on"> = q;
-export const x_onAny: Pick<WebhookReceiver, "onAny"> = q;
+import type { WebhookEventFor, WebhookHandler, WebhookSource } from "../src/webhooks.js";
+type AllNames = "payment.success" | "payment.expired" | "payment.callback" | "order.status" | (string & {});
+interface B<S extends WebhookSource = WebhookSource> { readonly source: S; on<E extends AllNames>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): B<S>; onAny(h: WebhookHandler<S extends "qris" ? 1 : 2>): B<S> }
+declare const b: B<"qris">;
+export const xb: B = b;
+b.on("payment.success", (e) => { const n: number = e.data.amount; return n; });

@@ -4,8 +4,8 @@ export {
   type KirimbayarClientName,
   type KirimbayarClients,
   type KirimbayarClientsOptions,
-  kirimbayarClients,
-} from "./clients.js";
+} from "@kirimbayar/core";
+export { kirimbayarClients } from "./clients.js";
 export { readRawBody, type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
 export {
   createWebhookRouter,

@@ -1,4 +1,11 @@
 // Entry point of `@kirimbayar/hono`: the webhook app and the clients middleware. Runtime-neutral (no `node:`).
+
+export {
+  createClients,
+  type KirimbayarClientName,
+  type KirimbayarClients,
+  type KirimbayarClientsOptions,
+} from "@kirimbayar/core";
 export {
   createWebhookApp,
   type WebhookApp,
@@ -8,10 +15,6 @@ export {
   type WebhookSources,
 } from "./app.js";
 export {
-  createClients,
-  type KirimbayarClientName,
-  type KirimbayarClients,
-  type KirimbayarClientsOptions,
   type KirimbayarVariables,
   kirimbayarClients,
 } from "./clients.js";

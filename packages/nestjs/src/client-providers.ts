@@ -1,24 +1,12 @@
 import {
-  OrderWebhookClient,
-  PaymentGatewayClient,
-  QrisClient,
-  ShippingClient,
-  ShippingProClient,
-  ShippingStarterClient,
+  KIRIMBAYAR_CLIENT_CLASSES as clientClasses,
+  createClients,
+  type KirimbayarClientName,
+  type KirimbayarClients,
 } from "@kirimbayar/core";
-import { createClients, type KirimbayarClientName, type KirimbayarClients } from "@kirimbayar/express";
 import type { Provider } from "@nestjs/common";
 import type { KirimbayarModuleOptions } from "./options.js";
 import { KIRIMBAYAR_CLIENTS } from "./tokens.js";
-
-const clientClasses = {
-  paymentGateway: PaymentGatewayClient,
-  qris: QrisClient,
-  shipping: ShippingClient,
-  shippingPro: ShippingProClient,
-  shippingStarter: ShippingStarterClient,
-  orderWebhook: OrderWebhookClient,
-} as const;
 
 /** The provider building every configured client once from the module options. */
 export function allClientsProvider(optionsToken: string | symbol): Provider {

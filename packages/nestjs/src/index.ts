@@ -1,5 +1,6 @@
 // Entry point of `@kirimbayar/nestjs`: the module, the handler decorators and the injection tokens.
 
+export type { KirimbayarClientName, KirimbayarClients, KirimbayarClientsOptions } from "@kirimbayar/core";
 // The client classes are the injection tokens; re-exported so one import names both the token and its type.
 export {
   OrderWebhookClient,
@@ -9,7 +10,6 @@ export {
   ShippingProClient,
   ShippingStarterClient,
 } from "@kirimbayar/core";
-export type { KirimbayarClientName, KirimbayarClients, KirimbayarClientsOptions } from "@kirimbayar/express";
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";
 export type { KirimbayarModuleExtras, KirimbayarModuleOptions, WebhookSourceConfig } from "./options.js";

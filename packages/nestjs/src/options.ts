@@ -1,5 +1,5 @@
+import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/core";
 import type { WebhookReceiver, WebhookReceiverOptions, WebhookSource } from "@kirimbayar/core/webhooks";
-import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/express";
 
 /** One webhook source: receiver options (the module builds the receiver), or a receiver you built. */
 export type WebhookSourceConfig<S extends WebhookSource> =

@@ -114,12 +114,12 @@ export interface WebhookReceiver<S extends WebhookSource = WebhookSource> {
   /** Number of registered handlers (excluding `onError`); 0 means every delivery is answered 500. */
   readonly handlerCount: number;
   /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
-  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
+  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): WebhookReceiver<S>;
   /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
-  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
+  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): WebhookReceiver<S>;
   /** Runs `handler` for every event of this source, after the specific handlers. */
-  onAny(handler: WebhookHandler<WebhookEventOf<S>>): this;
-  onError(handler: WebhookErrorHandler): this;
+  onAny(handler: WebhookHandler<WebhookEventOf<S>>): WebhookReceiver<S>;
+  onError(handler: WebhookErrorHandler): WebhookReceiver<S>;
   /** Processes one delivery; never throws. */
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   /** Web-standard entry: reads the body (bounded by `maxBodyBytes`) and answers a `Response`. */
