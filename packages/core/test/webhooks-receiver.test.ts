@@ -14,8 +14,8 @@ import {
   tokenVerifier,
   WebhookConfigurationError,
   type WebhookContext,
-  type WebhookReceiver,
   WebhookProcessingError,
+  type WebhookReceiver,
 } from "../src/webhooks.js";
 import {
   bodyOf,

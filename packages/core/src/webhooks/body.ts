@@ -3,6 +3,7 @@ import { utf8Bytes } from "../crypto/encoding.js";
 /** Why a `rawBody` handed over by an adapter cannot be used, phrased as the fix. */
 export function diagnoseRawBody(rawBody: unknown): string | undefined {
   if (rawBody instanceof Uint8Array || typeof rawBody === "string") return undefined;
+  if (rawBody instanceof ArrayBuffer || ArrayBuffer.isView(rawBody)) return undefined;
   if (rawBody === undefined || rawBody === null) {
     return (
       "rawBody is missing: the adapter must pass the exact request bytes. With Express mount the webhook route " +
@@ -10,14 +11,13 @@ export function diagnoseRawBody(rawBody: unknown): string | undefined {
       "{ rawBody: true } and pass req.rawBody"
     );
   }
-  if (typeof rawBody === "object" && !(rawBody instanceof ArrayBuffer) && !ArrayBuffer.isView(rawBody)) {
+  if (typeof rawBody === "object") {
     return (
       "rawBody is an already-parsed object: a JSON body parser ran before the webhook route, so the exact bytes " +
       "needed for verification are gone. Mount the webhook route before express.json() / bodyParser.json(), or " +
       "create the NestJS app with { rawBody: true } and pass req.rawBody"
     );
   }
-  if (rawBody instanceof ArrayBuffer || ArrayBuffer.isView(rawBody)) return undefined;
   return `rawBody must be a Uint8Array or a string holding the exact request body, not a ${typeof rawBody}`;
 }
 

@@ -31,6 +31,14 @@ export interface WebhookContext {
   readonly remoteAddress?: string | undefined;
 }
 
+/** What the receiver knows about a delivery once its body is read. */
+export interface ReceivedDelivery {
+  readonly now: number;
+  readonly headers: WebhookHeadersInput;
+  readonly body: RequestBody;
+  readonly remoteAddress: string | undefined;
+}
+
 /** The context of one delivery; the `Headers` copy and the `Date` are built only if a handler reads them. */
 export class DeliveryContext implements WebhookContext {
   readonly source: WebhookSource;
@@ -43,23 +51,16 @@ export class DeliveryContext implements WebhookContext {
   readonly #body: RequestBody;
   #headers: Headers | undefined;
 
-  constructor(init: {
-    source: WebhookSource;
-    idempotencyKey: string;
-    attempt: number | undefined;
-    receivedAtMs: number;
-    headers: WebhookHeadersInput;
-    body: RequestBody;
-    remoteAddress: string | undefined;
-  }) {
-    this.source = init.source;
-    this.idempotencyKey = init.idempotencyKey;
-    this.attempt = init.attempt;
-    this.isRetry = init.attempt === undefined ? undefined : init.attempt > 1;
-    this.remoteAddress = init.remoteAddress;
-    this.#receivedAtMs = init.receivedAtMs;
-    this.#headersInput = init.headers;
-    this.#body = init.body;
+  // Positional parameters: one context is built per delivery, and an options object would be one more allocation.
+  constructor(source: WebhookSource, idempotencyKey: string, attempt: number | undefined, delivery: ReceivedDelivery) {
+    this.source = source;
+    this.idempotencyKey = idempotencyKey;
+    this.attempt = attempt;
+    this.isRetry = attempt === undefined ? undefined : attempt > 1;
+    this.remoteAddress = delivery.remoteAddress;
+    this.#receivedAtMs = delivery.now;
+    this.#headersInput = delivery.headers;
+    this.#body = delivery.body;
   }
 
   get receivedAt(): Date {

@@ -3,7 +3,9 @@ export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } fro
 export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
 export {
+  type AnyWebhookReceiver,
   createWebhookReceiver,
+  type SourceWebhookReceiver,
   type WebhookErrorContext,
   type WebhookErrorHandler,
   type WebhookErrorStage,

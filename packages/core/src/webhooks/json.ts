@@ -34,10 +34,14 @@ export function parseUntrustedJson(text: string, options: UntrustedJsonOptions =
   return problem === undefined ? { ok: true, value } : { ok: false, reason: problem };
 }
 
-// Walks the text of an already validated JSON document and looks at object keys only. Valid JSON lets the walk
-// be simple: a string is a key exactly when it follows `{` or an object's `,`. The keys of every open object sit
-// in one flat list; `starts` holds where each open container's keys begin (-1 for arrays).
-function findKeyProblem(text: string, rejectDuplicates: boolean): string | undefined {
+/**
+ * Why a document `JSON.parse` accepted must still be refused (a prototype key, or a duplicate key when
+ * `rejectDuplicates`), or `undefined`. Call it only on text `JSON.parse` accepted.
+ */
+export function findKeyProblem(text: string, rejectDuplicates: boolean): string | undefined {
+  // Walks the text looking at object keys only. Valid JSON keeps the walk simple: a string is a key exactly when
+  // it follows `{` or an object's `,`. The keys of every open object sit in one flat list; `starts` holds where
+  // each open container's keys begin (-1 for arrays).
   const keys: string[] = [];
   const starts: number[] = [];
   // Objects past LINEAR_SCAN_LIMIT keys get a Set, by the position where their keys start.

@@ -3,11 +3,11 @@ import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
 import type { ClaimResult, IdempotencyStore } from "../idempotency/types.js";
 import { diagnoseRawBody, RequestBody } from "./body.js";
-import { DeliveryContext, type WebhookContext } from "./context.js";
+import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 import { readHeader } from "./headers.js";
-import { parseUntrustedJson } from "./json.js";
+import { findKeyProblem } from "./json.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
 import { isJsonContentType, normaliseMethods } from "./request-checks.js";
 import { fixedWebhookResponse, webhookResponse } from "./response.js";
@@ -21,10 +21,10 @@ import {
   type WebhookEventName,
   type WebhookEventOf,
 } from "./sources.js";
+import { DeliveryVerificationRequest } from "./verification-request.js";
 import type {
   EventVerifier,
   RequestVerifier,
-  VerificationRequest,
   VerificationResult,
   WebhookSource,
   WebhookVerifier,
@@ -103,28 +103,58 @@ export interface WebhookErrorContext {
 export type WebhookErrorHandler = (error: unknown, ctx: WebhookErrorContext) => unknown;
 
 /**
- * A framework-neutral webhook endpoint for one source. Adapters call {@link WebhookReceiver.handle}; Web-standard
- * runtimes can mount {@link WebhookReceiver.fetch} directly.
+ * A framework-neutral webhook endpoint for one source, with handlers typed for that source. Adapters call
+ * {@link SourceWebhookReceiver.handle}; Web-standard runtimes can mount {@link SourceWebhookReceiver.fetch} directly.
  *
  * @example
  * qris.on("payment.success", async (event, ctx) => { await orders.markPaid(event.data.qris_history_id) });
  */
-export interface WebhookReceiver<S extends WebhookSource = WebhookSource> {
+export interface SourceWebhookReceiver<S extends WebhookSource> {
   readonly source: S;
   /** Number of registered handlers (excluding `onError`); 0 means every delivery is answered 500. */
   readonly handlerCount: number;
   /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
-  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): WebhookReceiver<S>;
+  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
   /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
-  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): WebhookReceiver<S>;
+  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
   /** Runs `handler` for every event of this source, after the specific handlers. */
-  onAny(handler: WebhookHandler<WebhookEventOf<S>>): WebhookReceiver<S>;
-  onError(handler: WebhookErrorHandler): WebhookReceiver<S>;
+  onAny(handler: WebhookHandler<WebhookEventOf<S>>): this;
+  onError(handler: WebhookErrorHandler): this;
   /** Processes one delivery; never throws. */
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   /** Web-standard entry: reads the body (bounded by `maxBodyBytes`) and answers a `Response`. */
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
 }
+
+/**
+ * A receiver of any source, as adapters and other generic code hold it: every {@link SourceWebhookReceiver} is
+ * one. Handlers registered through it receive any source's event type.
+ *
+ * @example
+ * function mount(app: Express, path: string, receiver: AnyWebhookReceiver) { ... receiver.handle(request) ... }
+ */
+export interface AnyWebhookReceiver {
+  readonly source: WebhookSource;
+  readonly handlerCount: number;
+  on(event: string, handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
+  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
+  onAny(handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
+  onError(handler: WebhookErrorHandler): this;
+  handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
+  fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
+}
+
+/**
+ * The receiver {@link createWebhookReceiver} returns: typed for its source (`WebhookReceiver<"qris">`), or, without
+ * a type argument, a receiver of any source ({@link AnyWebhookReceiver}) to which every typed receiver is
+ * assignable.
+ *
+ * @example
+ * const receivers: WebhookReceiver[] = [qris, payment, orders];
+ */
+export type WebhookReceiver<S extends WebhookSource = WebhookSource> = WebhookSource extends S
+  ? AnyWebhookReceiver
+  : SourceWebhookReceiver<S>;
 
 const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const DEFAULT_LEASE_MS = 60_000;
@@ -147,7 +177,9 @@ const duplicateInProgress = fixedWebhookResponse(409, "Duplicate of an event sti
  * qris.on("payment.success", async (event) => markPaid(event.data.qris_history_id, event.data.amount));
  * export default { fetch: (request: Request) => qris.fetch(request) };
  */
-export function createWebhookReceiver<S extends WebhookSource>(options: WebhookReceiverOptions<S>): WebhookReceiver<S> {
+export function createWebhookReceiver<S extends WebhookSource>(
+  options: WebhookReceiverOptions<S>,
+): SourceWebhookReceiver<S> {
   const source = options.source;
   const definition = SOURCES[source];
   if (definition === undefined || !Object.hasOwn(SOURCES, source)) {
@@ -170,7 +202,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
   const allowHeader = { allow: methods.join(", ") };
   const allowMissingContentType = options.allowMissingContentType ?? true;
-  const jsonOptions = { rejectDuplicateKeys: options.rejectDuplicateKeys ?? true };
+  const rejectDuplicateKeys = options.rejectDuplicateKeys ?? true;
   const crypto = options.crypto ?? defaultCryptoProvider;
   const clock = options.clock ?? Date.now;
   const idempotency = options.idempotency ?? {};
@@ -195,50 +227,69 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
   }
 
   // The pipeline, cheapest and most telling checks first: transport (method, body, size, content type), request
-  // verifiers, parse, event verifiers, then exactly-once dispatch. Synchronous steps stay synchronous so a
-  // delivery on Node costs no promise beyond the ones the store and handlers need.
+  // verifiers, parse, event verifiers, then exactly-once dispatch. Synchronous steps stay synchronous, so on Node a
+  // delivery costs no promise beyond the ones the store and handlers need.
   async function processDelivery(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
-    const now = clock();
-    const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
-    if (!methods.includes(method)) {
-      return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
-    }
-    const rawBodyProblem = diagnoseRawBody(request.rawBody);
-    if (rawBodyProblem !== undefined) return misconfigured(rawBodyProblem);
-    const body = new RequestBody(request.rawBody as Uint8Array | string);
-    if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
-    const headers = request.headers ?? {};
-    const contentType = readHeader(headers, "content-type");
-    if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
-      return webhookResponse(415, "Unsupported content type: send application/json");
-    }
+    try {
+      const now = clock();
+      const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
+      if (!methods.includes(method)) {
+        return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
+      }
+      const rawBodyProblem = diagnoseRawBody(request.rawBody);
+      if (rawBodyProblem !== undefined) return await misconfigured(rawBodyProblem);
+      const body = new RequestBody(request.rawBody as Uint8Array | string);
+      if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
+      const headers = request.headers ?? {};
+      const contentType = readHeader(headers, "content-type");
+      if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
+        return webhookResponse(415, "Unsupported content type: send application/json");
+      }
 
-    const verification: VerificationRequest = {
-      method,
-      url: typeof request.url === "string" ? request.url : "",
-      header: (name) => readHeader(headers, name.toLowerCase()),
-      get rawBody() {
-        return body.bytes;
-      },
-      remoteAddress: request.remoteAddress ?? undefined,
-      crypto,
-      now,
-    };
-    for (const verifier of requestVerifiers) {
-      const pending = verifier.verify(verification);
-      const failure = failureOf(pending instanceof Promise ? await pending : pending);
-      if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
-    }
+      const delivery = new DeliveryVerificationRequest(
+        method,
+        typeof request.url === "string" ? request.url : "",
+        headers,
+        body,
+        request.remoteAddress ?? undefined,
+        crypto,
+        now,
+      );
+      for (const verifier of requestVerifiers) {
+        const pending = verifier.verify(delivery);
+        const failure = failureOf(pending instanceof Promise ? await pending : pending);
+        if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
+      }
 
-    const parsed = parseEvent(body);
-    if (!parsed.ok) return parsed.response;
-    const event = parsed.event;
-    for (const verifier of eventVerifiers) {
-      const pending = verifier.verify(event, verification);
-      const failure = failureOf(pending instanceof Promise ? await pending : pending);
-      if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
+      const text = body.text();
+      if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        return webhookResponse(
+          400,
+          `Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`,
+        );
+      }
+      const keyProblem = findKeyProblem(text, rejectDuplicateKeys);
+      if (keyProblem !== undefined) return webhookResponse(400, `Invalid body: ${keyProblem}`);
+      const parsed = definition.schemaFor(json).safeParse(json);
+      if (!parsed.success) {
+        return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
+      }
+      const event = parsed.data;
+
+      for (const verifier of eventVerifiers) {
+        const pending = verifier.verify(event, delivery);
+        const failure = failureOf(pending instanceof Promise ? await pending : pending);
+        if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
+      }
+      return await dispatch(event, delivery);
+    } catch (error) {
+      logger.error?.("Unexpected error while processing a webhook", { source, error });
+      return webhookResponse(500, "Internal error while processing the webhook");
     }
-    return dispatch(event, body, { now, headers, remoteAddress: request.remoteAddress ?? undefined });
   }
 
   async function misconfigured(problem: string): Promise<WebhookHttpResponse> {
@@ -248,27 +299,9 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     return webhookResponse(500, `Server misconfiguration: ${problem}`);
   }
 
-  function parseEvent(body: RequestBody): { ok: true; event: unknown } | { ok: false; response: WebhookHttpResponse } {
-    const text = body.text();
-    if (text === undefined) return { ok: false, response: webhookResponse(400, "Invalid body: not valid UTF-8") };
-    const json = parseUntrustedJson(text, jsonOptions);
-    if (!json.ok) {
-      const reason = /\S/.test(text) ? json.reason : "the body is empty";
-      return { ok: false, response: webhookResponse(400, `Invalid body: ${reason}`) };
-    }
-    const parsed = definition.schemaFor(json.value).safeParse(json.value);
-    if (parsed.success) return { ok: true, event: parsed.data };
-    const issues = describeIssues(parsed.error.issues);
-    return { ok: false, response: webhookResponse(400, `Invalid ${source} webhook body: ${issues}`) };
-  }
-
   // Exactly-once: claim the key, run the handlers, then complete it; on a handler error release it so the
   // provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
-  async function dispatch(
-    event: unknown,
-    body: RequestBody,
-    delivery: { now: number; headers: WebhookHttpRequest["headers"]; remoteAddress: string | undefined },
-  ): Promise<WebhookHttpResponse> {
+  async function dispatch(event: unknown, delivery: ReceivedDelivery): Promise<WebhookHttpResponse> {
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
@@ -281,7 +314,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     }
 
     let key = customKey?.(event) ?? definition.defaultKey(event);
-    key ??= await bodyHashKey(source, crypto, body.bytes);
+    key ??= await bodyHashKey(source, crypto, delivery.body.bytes);
     if (key.length > MAX_KEY_LENGTH) key = await hashedKey(key, crypto);
     const owner = `${instanceId}:${++deliveryCount}`;
     let claim: ClaimResult;
@@ -296,15 +329,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     if (claim.state === "completed") return duplicateOfCompleted();
     if (claim.state === "in_progress") return duplicateInProgress();
 
-    const context = new DeliveryContext({
-      source,
-      idempotencyKey: key,
-      attempt: claim.attempt,
-      receivedAtMs: delivery.now,
-      headers: delivery.headers,
-      body,
-      remoteAddress: delivery.remoteAddress,
-    });
+    const context = new DeliveryContext(source, key, claim.attempt, delivery);
     try {
       for (const handler of handlers) {
         const result = (handler as WebhookHandler<unknown>)(event, context);
@@ -339,7 +364,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
     }
   }
 
-  const receiver: WebhookReceiver<S> = {
+  const receiver: SourceWebhookReceiver<S> = {
     source,
     get handlerCount() {
       return registry.count;
@@ -373,12 +398,7 @@ export function createWebhookReceiver<S extends WebhookSource>(options: WebhookR
       errorHandlers.push(assertHandler(handler));
       return this;
     },
-    handle(request) {
-      return processDelivery(request).catch((error: unknown) => {
-        logger.error?.("Unexpected error while processing a webhook", { source, error });
-        return webhookResponse(500, "Internal error while processing the webhook");
-      });
-    },
+    handle: processDelivery,
     async fetch(request, info) {
       const declared = Number(request.headers.get("content-length") ?? "0");
       const bytes = declared > maxBodyBytes ? undefined : await readBounded(request, maxBodyBytes);

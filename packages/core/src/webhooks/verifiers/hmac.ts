@@ -54,13 +54,15 @@ export function signatureVerifier(verifierName: string, options: HmacVerifierOpt
   const header = options.header;
   const lowerHeader = header.toLowerCase();
   const prefix = options.prefix?.toLowerCase();
+  const missing = `header ${header} is missing`;
+  const mismatch = `header ${header} does not match the ${algorithm} HMAC of the raw body`;
   return {
     kind: "request",
     name: verifierName,
     verify(request): VerificationResult | Promise<VerificationResult> {
       let value = request.header(lowerHeader);
-      if (value === undefined || value.trim() === "") return verificationFailed(`header ${header} is missing`);
-      value = value.trim();
+      value = value?.trim();
+      if (value === undefined || value === "") return verificationFailed(missing);
       if (prefix !== undefined) {
         if (value.slice(0, prefix.length).toLowerCase() !== prefix) {
           return verificationFailed(`header ${header} does not start with the expected prefix "${options.prefix}"`);
@@ -73,26 +75,22 @@ export function signatureVerifier(verifierName: string, options: HmacVerifierOpt
           `header ${header} is not a ${encodings.join(" or ")} ${algorithm} digest of the right length`,
         );
       }
-      const mismatch = `header ${header} does not match the ${algorithm} HMAC of the raw body`;
       const provider = request.crypto;
       const hmacSync = provider.hmacSync;
       if (hmacSync !== undefined) {
         const body = request.rawBody;
         // Every key is tried, so the time does not tell which one matched.
         let matched = false;
-        for (const key of keys)
+        for (const key of keys) {
           matched = timingSafeEqual(signature, hmacSync.call(provider, algorithm, key, body)) || matched;
+        }
         return matched ? VERIFIED : verificationFailed(mismatch);
       }
       return Promise.all(keys.map((key) => provider.hmac(algorithm, key, request.rawBody))).then((digests) =>
-        digestsMatch(signature, digests) ? VERIFIED : verificationFailed(mismatch),
+        matchesAny(signature, digests) ? VERIFIED : verificationFailed(mismatch),
       );
     },
   };
-}
-
-function digestsMatch(signature: Uint8Array, digests: readonly Uint8Array[]): boolean {
-  return matchesAny(signature, digests);
 }
 
 function normaliseEncodings(
