@@ -1,7 +1,8 @@
 // Entry point of `@kirimbayar/core`: the API clients, schemas and helpers, plus everything in `./webhooks`.
+
+export * from "./clients/index.js";
 export * from "./errors/index.js";
 export * from "./helpers/index.js";
-export * from "./clients/index.js";
 export * from "./http/index.js";
 export * from "./orders/index.js";
 export * from "./payment/index.js";

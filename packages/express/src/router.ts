@@ -36,8 +36,6 @@ export type WebhookRouter = Router & { readonly receivers: WebhookRouterReceiver
 
 const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
 const sources = ["qris", "payment", "orders"] as const;
-// Core's default `maxBodyBytes`.
-const DEFAULT_MAX_BODY_BYTES = 65_536;
 
 /**
  * Builds an Express router answering webhook deliveries. It reads the raw body itself, so it works mounted before
@@ -56,26 +54,19 @@ export function createWebhookRouter(options: WebhookRouterOptions): WebhookRoute
     if (config === undefined) continue;
     const receiver = toReceiver(source, config);
     Object.assign(receivers, { [source]: receiver });
-    const readOptions = { maxBodyBytes: bodyLimitOf(receiver, config), getRemoteAddress: options.getRemoteAddress };
+    const readOptions = { maxBodyBytes: receiver.maxBodyBytes, getRemoteAddress: options.getRemoteAddress };
     router.all(options.paths?.[source] ?? defaultPaths[source], webhookHandler(receiver, readOptions));
   }
   return Object.assign(router, { receivers });
 }
 
 // The three sources' configs as one type, so one loop can mount them.
-type AnySourceConfig = Pick<WebhookReceiver, "handle"> | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
-type Handler = Pick<WebhookReceiver, "handle">;
+type Handler = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
+type AnySourceConfig = Handler | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
 
 function toReceiver(source: WebhookSource, config: AnySourceConfig): Handler {
   if ("handle" in config && typeof config.handle === "function") return config;
   return createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-}
-
-// The stream is read up to the receiver's own limit; core then answers 413 from the bytes it gets.
-function bodyLimitOf(receiver: Handler, config: AnySourceConfig): number {
-  const fromConfig = "handle" in config ? undefined : config.maxBodyBytes;
-  const fromReceiver = (receiver as { maxBodyBytes?: number }).maxBodyBytes;
-  return fromConfig ?? fromReceiver ?? DEFAULT_MAX_BODY_BYTES;
 }
 
 function webhookHandler(receiver: Handler, readOptions: ToWebhookRequestOptions): RequestHandler {

@@ -51,8 +51,6 @@ export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: We
 
 const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
 const sources = ["qris", "payment", "orders"] as const;
-// Core's default `maxBodyBytes`.
-const DEFAULT_MAX_BODY_BYTES = 65_536;
 
 /**
  * Builds a Hono app answering webhook deliveries; mount it with `app.route("/webhooks", webhooks)`. It reads the
@@ -76,7 +74,7 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
     remoteAddress: options.getRemoteAddress?.(c),
   });
   const answer = async (c: Context<E>, route: Route, rawBody: Uint8Array) => {
-    const response = await route.receiver.handle(toRequest(c, rawBody));
+    const response = await route.handle(toRequest(c, rawBody));
     return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
   };
   for (const source of sources) {
@@ -99,18 +97,14 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       return refused ?? (answered as Response);
     });
   }
-  const receivers = Object.fromEntries(Object.entries(staticRoutes).map(([source, route]) => [source, route.receiver]));
-  return Object.assign(app, { receivers: receivers as WebhookAppReceivers });
+  return Object.assign(app, { receivers: staticRoutes as WebhookAppReceivers });
 }
 
-// A receiver with the body limit the app enforces before handing bytes to it.
-interface Route {
-  receiver: Pick<WebhookReceiver, "handle">;
-  maxBodyBytes: number;
-}
+// The app enforces the receiver's own body limit before handing bytes to it.
+type Route = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
 
 // The three sources' configs as one type, so one loop can build them.
-type AnySourceConfig = Pick<WebhookReceiver, "handle"> | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
+type AnySourceConfig = Route | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
 
 function toRoutes(config: WebhookSources): Partial<Record<WebhookSource, Route>> {
   const routes: Partial<Record<WebhookSource, Route>> = {};
@@ -122,11 +116,7 @@ function toRoutes(config: WebhookSources): Partial<Record<WebhookSource, Route>>
 }
 
 function toRoute(source: WebhookSource, config: AnySourceConfig): Route {
-  const receiver =
-    "handle" in config && typeof config.handle === "function"
-      ? config
-      : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-  const fromConfig = "handle" in config ? undefined : config.maxBodyBytes;
-  const fromReceiver = (receiver as { maxBodyBytes?: number }).maxBodyBytes;
-  return { receiver, maxBodyBytes: fromConfig ?? fromReceiver ?? DEFAULT_MAX_BODY_BYTES };
+  return "handle" in config && typeof config.handle === "function"
+    ? config
+    : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
 }

@@ -113,6 +113,8 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
   readonly source: S;
   /** Number of registered handlers (excluding `onError`); 0 means every delivery is answered 500. */
   readonly handlerCount: number;
+  /** Largest body accepted; adapters read at most this many bytes (+1 to detect an oversized body). */
+  readonly maxBodyBytes: number;
   /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
   on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
   /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
@@ -136,6 +138,7 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
 export interface AnyWebhookReceiver {
   readonly source: WebhookSource;
   readonly handlerCount: number;
+  readonly maxBodyBytes: number;
   on(event: string, handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
   onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
   onAny(handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
@@ -156,7 +159,8 @@ export type WebhookReceiver<S extends WebhookSource = WebhookSource> = WebhookSo
   ? AnyWebhookReceiver
   : SourceWebhookReceiver<S>;
 
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** Default `maxBodyBytes` of a receiver: 64 KiB, far above any documented payload. */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -366,6 +370,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
 
   const receiver: SourceWebhookReceiver<S> = {
     source,
+    maxBodyBytes,
     get handlerCount() {
       return registry.count;
     },
