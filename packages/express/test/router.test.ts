@@ -71,4 +71,19 @@ describe("createWebhookRouter", () => {
     expect(response.status).toBe(413);
     expect(response.body).toEqual({ success: false, message: "Body is larger than 1000 bytes" });
   });
+
+  it("honours a ready receiver's maxBodyBytes above the 64 KiB default", async () => {
+    const orders = createWebhookReceiver({
+      source: "orders",
+      maxBodyBytes: 200_000,
+      verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
+    });
+    const seen = vi.fn();
+    orders.on("order.status", seen);
+    const app = express().use("/w", createWebhookRouter({ orders }));
+    const large = JSON.stringify({ order_no: "ORD-L", cnote: "JPL", status: "Dikirim", note: "x".repeat(100_000) });
+    const response = await request(app).post("/w/orders?token=t0ken").type("json").send(large);
+    expect(response.status).toBe(200);
+    expect(seen).toHaveBeenCalledOnce();
+  });
 });

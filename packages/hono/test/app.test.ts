@@ -115,4 +115,19 @@ describe("createWebhookApp", () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("honours a ready receiver's maxBodyBytes above the 64 KiB default", async () => {
+    const orders = createWebhookReceiver({
+      source: "orders",
+      maxBodyBytes: 200_000,
+      verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
+    });
+    const seen = vi.fn();
+    orders.on("order.status", seen);
+    const app = new Hono().route("/w", createWebhookApp({ orders }));
+    const large = JSON.stringify({ order_no: "ORD-L", cnote: "JPL", status: "Dikirim", note: "x".repeat(100_000) });
+    const response = await post(app, "/w/orders?token=t0ken", large);
+    expect(response.status).toBe(200);
+    expect(seen).toHaveBeenCalledOnce();
+  });
 });
