@@ -4,14 +4,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PublishedPackage, readPublishedPackages, repoRoot, run } from "./workspace.js";
 
-// Versions of the peers a consumer app would install; they match the workspace's dev pins.
+// Versions of the peers a consumer app would install. NestJS is 11 here: NestJS 12 is ESM-only, so a CommonJS
+// consumer under node16 resolution cannot type-check against it at all, and CJS Nest apps are on 11. The
+// workspace's own tests run the adapter on NestJS 12.
 const consumerPeers: Record<string, string> = {
   zod: "4.6.7",
   express: "5.3.0",
   "@types/express": "5.0.6",
   hono: "4.13.19",
-  "@nestjs/common": "12.5.1",
-  "@nestjs/core": "12.5.1",
+  "@nestjs/common": "11.2.10",
+  "@nestjs/core": "11.2.10",
   "reflect-metadata": "0.2.2",
   rxjs: "7.8.2",
   "@types/node": "20.19.43",
@@ -114,7 +116,8 @@ describe("packed tarballs in a plain Node consumer", () => {
     const compilerOptions = {
       node16: { module: "node16", moduleResolution: "node16" },
       bundler: { module: "esnext", moduleResolution: "bundler" },
-      node10: { module: "commonjs", moduleResolution: "node10", ignoreDeprecations: "5.0" },
+      // Legacy CJS projects (the NestJS CLI template) compile with esModuleInterop, which zod's own types need here.
+      node10: { module: "commonjs", moduleResolution: "node10", ignoreDeprecations: "5.0", esModuleInterop: true },
     }[resolution];
     await writeFile(
       join(dir, "tsconfig.json"),
