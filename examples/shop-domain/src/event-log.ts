@@ -7,7 +7,13 @@ import type { Order, OrderEvent } from "./order.js";
  * @example
  * await orders.update(id, (order) => { order.status = "paid"; logEvent(order, now, "qris", "payment.success", "paid 150001") });
  */
-export function logEvent(order: Order, at: Date, source: OrderEvent["source"], type: string, detail: string): void {
+export function logEvent(
+  order: Pick<Order, "events">,
+  at: Date,
+  source: OrderEvent["source"],
+  type: string,
+  detail: string,
+): void {
   order.events.push({ at: at.toISOString(), source, type, detail });
 }
 

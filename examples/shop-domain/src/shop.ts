@@ -135,15 +135,9 @@ export class Shop {
       created_at: now.toISOString(),
       events: [],
     };
+    logEvent(draft, now, "shop", "order.created", `total ${rupiah(total)} incl. shipping ${rupiah(shipping.cost)}`);
     logEvent(
-      draft as Order,
-      now,
-      "shop",
-      "order.created",
-      `total ${rupiah(total)} incl. shipping ${rupiah(shipping.cost)}`,
-    );
-    logEvent(
-      draft as Order,
+      draft,
       now,
       "shop",
       "qris.generated",
@@ -167,6 +161,10 @@ export class Shop {
     const order = await this.getOrder(orderId);
     if (order.status !== "awaiting_payment") {
       throw new ShopError("conflict", `Order ${order.id} is ${order.status}, not awaiting payment`);
+    }
+    const openVa = order.payments.find((p) => p.method === "va" && p.state === "pending");
+    if (openVa?.method === "va") {
+      throw new ShopError("conflict", `Order ${order.id} already has an open virtual account (${openVa.payment_id})`);
     }
     const created = await this.#call(() =>
       this.#options.clients.payment.createPayment({

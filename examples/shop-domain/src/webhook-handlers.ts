@@ -16,6 +16,8 @@ export interface UnmatchedWebhook {
   detail: string;
 }
 
+const MAX_UNMATCHED = 1_000;
+
 // How far along the delivery an order is; shipping updates only move it forward, whatever order they arrive in.
 const DELIVERY_RANK: Partial<Record<OrderStatus, number>> = { paid: 1, shipped: 2, delivered: 3 };
 
@@ -38,7 +40,7 @@ export class ShopWebhookHandlers {
     this.#now = now;
   }
 
-  /** Webhooks that named no known order, oldest first. */
+  /** The latest 1,000 webhooks that named no known order, oldest first. */
   get unmatched(): readonly UnmatchedWebhook[] {
     return this.#unmatched;
   }
@@ -178,5 +180,7 @@ export class ShopWebhookHandlers {
 
   #unmatch(source: UnmatchedWebhook["source"], reference: string, detail: string): void {
     this.#unmatched.push({ at: this.#now().toISOString(), source, reference, detail });
+    // Kept in memory for the example: only the latest ones, so a flood of strays cannot grow it without end.
+    if (this.#unmatched.length > MAX_UNMATCHED) this.#unmatched.shift();
   }
 }

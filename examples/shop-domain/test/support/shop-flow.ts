@@ -210,6 +210,9 @@ export function describeShopFlow(framework: string, start: StartShop): void {
       expect(va.status).toBe(201);
       expect(va.body.data.payment.amount).toBe(order.total);
       expect(va.body.data.payment.va_number).toMatch(/^\d+$/);
+      const again = await post<{ error: { code: string } }>(`/orders/${order.id}/pay-by-va`, { bank_code: "BNI" });
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe("conflict");
 
       await provider.payments.pay(va.body.data.payment.payment_id);
       await provider.webhooks.settled();
