@@ -7,11 +7,10 @@
 // Writes bench/results/redis-vs-memory.md.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startRedisServer } from "@kirimbayar/test-redis-server";
 import autocannon from "autocannon";
-import { Redis } from "ioredis";
 
 const GOAL = 0.7;
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
@@ -22,17 +21,6 @@ const TOKEN = "bench-webhook-token-0123456789abcdef";
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
 const children = new Set();
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
 function startProcess(command, args, ready, timeoutMs = 10_000) {
@@ -64,32 +52,6 @@ function stop(child) {
     child.kill("SIGTERM");
     setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
   });
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"],
-    { stdio: "ignore" },
-  );
-  children.add(child);
-  const client = new Redis({ host: "127.0.0.1", port, lazyConnect: true, retryStrategy: () => null });
-  client.on("error", () => {}); // refused connections are expected until the server is up
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      await client.connect();
-      await client.ping();
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}: ${error.message}`);
-      client.disconnect();
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  client.disconnect();
-  return { port, child };
 }
 
 /** One autocannon run against a fresh server with the given store. */
@@ -141,7 +103,7 @@ const median = (values) => {
 
 let redis;
 try {
-  redis = await startRedis();
+  redis = await startRedisServer();
   await measure("memory", redis.port, "warmup"); // JIT and loopback warm-up, not reported
   const runs = { memory: [], redis: [] };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -183,4 +145,5 @@ Redis / memory: **${ratio.toFixed(2)}x** (goal at least ${GOAL.toFixed(2)}x): **
   console.log(fragment);
 } finally {
   await Promise.all([...children].map(stop));
+  await redis?.stop();
 }

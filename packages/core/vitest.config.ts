@@ -5,5 +5,12 @@ export default defineProject({
   resolve: {
     alias: { "#crypto": fileURLToPath(new URL("./src/crypto/node.ts", import.meta.url)) },
   },
-  test: { name: "core", include: ["test/**/*.test.ts"], environment: "node", testTimeout: 20_000 },
+  test: {
+    name: "core",
+    include: ["test/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 20_000,
+    // Finds redis-server (or builds it once on a machine without one) before the Redis-store tests start.
+    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup"],
+  },
 });

@@ -8,5 +8,7 @@ export default defineProject({
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Finds redis-server (or builds it once on a machine without one) before the shared-Redis test starts.
+    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup"],
   },
 });

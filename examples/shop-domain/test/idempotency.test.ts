@@ -1,13 +1,13 @@
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIdempotencyStore } from "../src/idempotency.js";
-import { startRedis, type TestRedis } from "./support/redis-server.js";
 
 describe("createIdempotencyStore", () => {
-  let redis: TestRedis;
+  let redis: TestRedisServer;
 
   beforeAll(async () => {
-    redis = await startRedis();
+    redis = await startRedisServer();
   });
 
   afterAll(async () => {
@@ -40,7 +40,7 @@ describe("createIdempotencyStore", () => {
   });
 
   it("fails at start when Redis cannot be reached, instead of serving without dedup", async () => {
-    const stopped = await startRedis();
+    const stopped = await startRedisServer();
     await stopped.stop();
     await expect(createIdempotencyStore(stopped.url)).rejects.toThrow(/^Cannot connect to the Redis of REDIS_URL: /);
   });

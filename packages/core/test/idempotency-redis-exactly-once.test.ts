@@ -1,5 +1,7 @@
 // Exactly-once over a real Redis: 1,000 events, 30 % delivered twice, 50 deliveries in flight, 10 % of first
 // handler attempts failing, two receivers (different processes in production) sharing one Redis.
+
+import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +12,6 @@ import {
   tokenVerifier,
   type WebhookReceiver,
 } from "../src/webhooks.js";
-import { startRedisServer, type TestRedisServer } from "./support/redis-server.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const TOKEN = "exactly-once-token";

@@ -1,9 +1,10 @@
 // Redis stopped in the middle of a run: deliveries get 503 and their handlers do not run, nothing is marked
 // completed without its handler finishing, and every event is processed exactly once after Redis is back.
+
+import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookReceiver, RedisIdempotencyStore, tokenVerifier } from "../src/webhooks.js";
-import { startRedisServer, type TestRedisServer } from "./support/redis-server.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const TOKEN = "outage-token";

@@ -1,5 +1,7 @@
 // The same state-machine contract run against the memory store and the Redis store (ioredis and node-redis
 // clients) over a real redis-server on a free loopback port.
+
+import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -11,7 +13,6 @@ import {
   RedisIdempotencyStore,
   tokenVerifier,
 } from "../src/webhooks.js";
-import { startRedisServer, type TestRedisServer } from "./support/redis-server.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 let redis: TestRedisServer;

@@ -1,14 +1,14 @@
 import { RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expressAdapter, honoAdapter, nestAdapter, type RunningApp } from "./adapters.js";
 import { qrisPaid, secrets, sourceOptions } from "./fixtures.js";
 import { HandlerRecorder } from "./recorder.js";
-import { type RedisServer, startRedisServer } from "./redis-server.js";
 
 // Three app instances (one per adapter, as if a shop ran mixed deployments) share one real Redis: a provider
 // delivering the same event to another instance must not have it processed twice.
-let redis: RedisServer;
+let redis: TestRedisServer;
 const clients: Redis[] = [];
 let apps: RunningApp[] = [];
 

@@ -1,3 +1,4 @@
+import { PRO_WAYBILL_COURIER_CODES } from "@kirimbayar/core";
 import type { Island } from "./regions.js";
 
 /** One service of a courier, with the numbers its price and ETD are derived from. */
@@ -165,23 +166,5 @@ export function findCourier(code: string, list: readonly Courier[] = DOMESTIC_CO
   return list.find((courier) => courier.code === code.toLowerCase());
 }
 
-/** Couriers the Pro waybill operation accepts (the spec's list; JNE and TIKI are not on it). */
-export const PRO_WAYBILL_COURIERS: readonly string[] = [
-  "pos",
-  "wahana",
-  "jnt",
-  "sap",
-  "sicepat",
-  "jet",
-  "dse",
-  "first",
-  "ninja",
-  "lion",
-  "idl",
-  "rex",
-  "ide",
-  "sentral",
-  "anteraja",
-  "jtl",
-  "star",
-];
+/** Couriers the Pro waybill operation accepts (the spec's list, as core validates it; JNE and TIKI are not on it). */
+export const PRO_WAYBILL_COURIERS: readonly string[] = PRO_WAYBILL_COURIER_CODES;
