@@ -69,7 +69,7 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
   const toRequest = (c: Context<E>, rawBody: Uint8Array): WebhookHttpRequest => ({
     method: c.req.method,
     url: c.req.url,
-    headers: c.req.raw.headers,
+    headers: nodeHeadersOf(c.env) ?? c.req.raw.headers,
     rawBody,
     remoteAddress: options.getRemoteAddress?.(c),
   });
@@ -119,4 +119,14 @@ function toRoute(source: WebhookSource, config: AnySourceConfig): Route {
   return "handle" in config && typeof config.handle === "function"
     ? config
     : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
+}
+
+// On @hono/node-server, `c.env.incoming` is Node's request: its plain header object is already parsed, whereas
+// `c.req.raw.headers` would build a Web `Headers` from scratch on every delivery. Elsewhere this is undefined.
+function nodeHeadersOf(env: unknown): Record<string, string | string[] | undefined> | undefined {
+  const incoming = (env as { incoming?: { headers?: unknown } } | undefined)?.incoming;
+  const headers = incoming?.headers;
+  return headers !== null && typeof headers === "object"
+    ? (headers as Record<string, string | string[] | undefined>)
+    : undefined;
 }

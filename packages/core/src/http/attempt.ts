@@ -49,7 +49,8 @@ export async function sendAttempt(input: AttemptInput): Promise<AttemptResult> {
   }, input.timeoutMs);
   signal?.addEventListener("abort", onCallerAbort, { once: true });
   const exchange = (async () => {
-    const response = await input.fetch(input.url, { ...input.init, signal: controller.signal });
+    // Object.assign, not a spread: V8 takes a far slower path for a spread followed by more properties.
+    const response = await input.fetch(input.url, Object.assign({}, input.init, { signal: controller.signal }));
     return { response, text: await response.text() };
   })();
   exchange.catch(() => {});

@@ -16,8 +16,9 @@ import {
   type SleepFunction,
 } from "./options.js";
 import { parseRateLimit } from "./rate-limit.js";
-import { createRedactor, type Redactor } from "./redact.js";
+import { type BodyRedactor, createBodyRedactor } from "./redact.js";
 import { type Credential, describeCredential, encodeRequest, fillPath } from "./request-body.js";
+import { requestPathReader } from "./request-path.js";
 import { isRetryableError, retryDelayMs } from "./retry.js";
 import { defaultSleep } from "./sleep.js";
 import { assertNotInBrowser, checkCount, normalizeApiKey, normalizeBaseUrl } from "./validate-options.js";
@@ -70,6 +71,9 @@ export class Transport {
   readonly #clock: () => number;
   readonly #sleep: SleepFunction;
   readonly #random: () => number;
+  /** Redacts the credentials; calls with extra secrets get their own. */
+  readonly #redactor: BodyRedactor;
+  readonly #pathOf: (path: string) => string;
 
   constructor(options: ClientOptions, credentials: readonly CredentialSpec[]) {
     if (options === null || typeof options !== "object") {
@@ -79,7 +83,9 @@ export class Transport {
     this.#credentials = credentials
       .filter((spec) => !(spec.optional && spec.value === undefined))
       .map((spec) => ({ in: spec.in, name: spec.name, value: normalizeApiKey(spec.value, spec.option) }));
+    this.#redactor = createBodyRedactor(this.#credentials.map((c) => c.value));
     this.#baseUrl = normalizeBaseUrl(options.baseUrl, options.allowInsecureHttp === true);
+    this.#pathOf = requestPathReader(this.#baseUrl);
     const fetchImpl = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
     if (typeof fetchImpl !== "function") {
       throw new ConfigurationError("fetch", "no global fetch in this runtime: pass the fetch option");
@@ -121,7 +127,10 @@ export class Transport {
     const maxRetries = operation.idempotent
       ? checkCount(options.maxRetries ?? this.#maxRetries, "maxRetries", 0, MAX_RETRIES)
       : 0;
-    const redactor = createRedactor([...this.#credentials.map((c) => c.value), ...(operation.secrets ?? [])]);
+    const redactor =
+      operation.secrets === undefined || operation.secrets.length === 0
+        ? this.#redactor
+        : createBodyRedactor([...this.#credentials.map((c) => c.value), ...operation.secrets]);
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#attempt(operation, timeoutMs, options.signal, redactor);
@@ -155,7 +164,7 @@ export class Transport {
     operation: OperationRequest<T>,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-    redactor: Redactor,
+    redactor: BodyRedactor,
   ): Promise<ApiResponse<T>> {
     const path = fillPath(this.#paths[operation.operation] ?? operation.path, operation.pathParams);
     const encoded = encodeRequest(operation.body, operation.query, this.#credentials);
@@ -163,7 +172,7 @@ export class Transport {
     const url = `${this.#baseUrl}${path}${query === "" ? "" : `?${query}`}`;
     const location: RequestLocation = {
       method: operation.method,
-      path: new URL(url).pathname,
+      path: this.#pathOf(path),
       operation: operation.operation,
     };
     const headers = new Headers({ Accept: "application/json", "User-Agent": SDK_NAME });
@@ -190,13 +199,13 @@ export class Transport {
     response: Response,
     text: string,
     location: RequestLocation,
-    redactor: Redactor,
+    redactor: BodyRedactor,
   ): ApiResponse<T> {
     const now = this.#clock();
     const rateLimit = parseRateLimit(response.headers, now);
     const rawBody = redactor.text(text);
     const parsed = parseJson(text);
-    const raw = parsed === undefined ? undefined : redactor.value(parsed);
+    const raw = parsed === undefined ? undefined : redactor.body(text, parsed);
     const outcome = describeBody(raw);
     if (!response.ok || outcome.failed) {
       const error = createApiError(

@@ -19,6 +19,9 @@ import {
   paymentRecordSchema,
 } from "./response-schemas.js";
 
+// Built once, not per call: building a schema costs more than parsing a response with it.
+const paymentMethodsSchema = z.array(paymentMethodSchema);
+
 /** Operation names of the payment gateway (keys of the `paths` option). */
 export type PaymentOperation = "listMethods" | "createPayment" | "getPaymentStatus" | "cancelPayment";
 
@@ -69,7 +72,7 @@ export class PaymentGatewayClient {
         path: PAYMENT_PATHS.listMethods,
         idempotent: true,
         envelope: "meta",
-        schema: z.array(paymentMethodSchema),
+        schema: paymentMethodsSchema,
       },
       options,
     );
