@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fromHex as decodeHex, fromBase64, toBase64, toHex } from "../src/crypto/encoding.js";
 import { cryptoProvider as nodeProvider } from "../src/crypto/node.js";
 import type { CryptoProvider } from "../src/crypto/types.js";
-import { timingSafeEqual } from "../src/crypto/types.js";
+import { timingSafeEqual, timingSafeEqualStrings } from "../src/crypto/types.js";
 import { cryptoProvider as webProvider } from "../src/crypto/web.js";
 
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -117,5 +117,17 @@ describe("encodings", () => {
     expect(fromBase64("ab$d")).toBeUndefined();
     expect(fromBase64("ab===")).toBeUndefined();
     expect(fromBase64("é")).toBeUndefined();
+  });
+});
+
+describe("timingSafeEqualStrings", () => {
+  it("is true only for equal strings", () => {
+    expect(timingSafeEqualStrings("secret", "secret")).toBe(true);
+    expect(timingSafeEqualStrings("secret", "secreT")).toBe(false);
+    expect(timingSafeEqualStrings("secret", "secret1")).toBe(false);
+    expect(timingSafeEqualStrings("", "a")).toBe(false);
+    expect(timingSafeEqualStrings("", "")).toBe(true);
+    expect(timingSafeEqualStrings("tökén", "tökén")).toBe(true);
+    expect(timingSafeEqualStrings("tökén", "token")).toBe(false);
   });
 });

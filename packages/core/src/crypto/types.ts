@@ -37,3 +37,19 @@ export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
   }
   return diff === 0;
 }
+
+/**
+ * {@link timingSafeEqual} for strings, over UTF-16 code units: no encoding, so no allocation per comparison (tokens
+ * from URLs and headers are compared on every delivery).
+ *
+ * @example
+ * timingSafeEqualStrings("s3cret", "s3cret"); // true
+ */
+export function timingSafeEqualStrings(a: string, b: string): boolean {
+  let diff = a.length ^ b.length;
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    diff |= (a.charCodeAt(i % (a.length || 1)) | 0) ^ (b.charCodeAt(i % (b.length || 1)) | 0);
+  }
+  return diff === 0;
+}

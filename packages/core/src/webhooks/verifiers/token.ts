@@ -1,5 +1,4 @@
-import { utf8Bytes } from "../../crypto/encoding.js";
-import { timingSafeEqual } from "../../crypto/types.js";
+import { timingSafeEqual, timingSafeEqualStrings } from "../../crypto/types.js";
 import { WebhookConfigurationError } from "../errors.js";
 import { type SecretList, secretBytes } from "./secrets.js";
 import {
@@ -37,7 +36,9 @@ export interface TokenVerifierOptions {
  * });
  */
 export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
-  const expected = secretBytes("tokenVerifier", options.secrets);
+  // Validated like every secret (non-empty, no whitespace), then compared as strings: no encoding per delivery.
+  secretBytes("tokenVerifier", options.secrets);
+  const expected: readonly string[] = typeof options.secrets === "string" ? [options.secrets] : [...options.secrets];
   const where = options.in;
   if (where !== "query" && where !== "path" && where !== "header") {
     throw new WebhookConfigurationError(`tokenVerifier: "in" must be "query", "path" or "header"`);
@@ -62,7 +63,7 @@ export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
     verify(request): VerificationResult {
       const token = read(request);
       if (token === undefined || token === "") return verificationFailed(missing);
-      return matchesAny(utf8Bytes(token), expected)
+      return matchesAnyString(token, expected)
         ? VERIFIED
         : verificationFailed(`the webhook token (${where}) is not valid`);
     },
@@ -73,6 +74,12 @@ export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
 export function matchesAny(candidate: Uint8Array, secrets: readonly Uint8Array[]): boolean {
   let matched = false;
   for (const secret of secrets) matched = timingSafeEqual(candidate, secret) || matched;
+  return matched;
+}
+
+function matchesAnyString(candidate: string, secrets: readonly string[]): boolean {
+  let matched = false;
+  for (const secret of secrets) matched = timingSafeEqualStrings(candidate, secret) || matched;
   return matched;
 }
 
