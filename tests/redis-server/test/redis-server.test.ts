@@ -173,7 +173,7 @@ describe("startRedisServer", () => {
         "--input-type=module",
         "-e",
         `const r = await (await import(${JSON.stringify(indexUrl)})).startRedisServer();
-console.log(r.port); process.exit(0);`,
+process.stdout.write(r.port + "\\n", () => process.exit(0));`,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
