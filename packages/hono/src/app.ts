@@ -84,8 +84,11 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       if (route === undefined) return c.notFound();
       // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
       const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1));
-      const declared = c.req.header("content-length");
-      if (declared !== undefined && c.req.header("transfer-encoding") === undefined) {
+      // Node's own header object when there is one: `c.req.header()` would build a header wrapper per delivery.
+      const nodeHeaders = nodeHeadersOf(c.env);
+      const declared = nodeHeaders ? nodeHeaders["content-length"] : c.req.header("content-length");
+      const chunked = nodeHeaders ? nodeHeaders["transfer-encoding"] : c.req.header("transfer-encoding");
+      if (typeof declared === "string" && chunked === undefined) {
         // Fast path: `arrayBuffer()` lets @hono/node-server read the socket without building Web streams.
         if (Number(declared) > route.maxBodyBytes) return oversized();
         return answer(c, route, new Uint8Array(await c.req.arrayBuffer()));

@@ -93,9 +93,39 @@ function queryString(url: string): string | undefined {
 function queryParameter(url: string, name: string): string | undefined {
   const query = queryString(url);
   if (query === undefined) return undefined;
-  const values = new URLSearchParams(query).getAll(name);
+  // In plain ASCII without `%` or `+` nothing is decoded, so splitting on `&` reads exactly what URLSearchParams
+  // would, without building one per delivery; anything else goes through URLSearchParams.
+  const values =
+    isUndecoded(query) && isUndecoded(name) && !name.includes("=")
+      ? plainQueryValues(query.startsWith("?") ? query.slice(1) : query, name)
+      : new URLSearchParams(query).getAll(name);
   // Two tokens in one URL are ambiguous: refuse rather than pick one.
   return values.length === 1 ? values[0] : undefined;
+}
+
+function isUndecoded(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80 || code === 0x25 /* % */ || code === 0x2b /* + */) return false;
+  }
+  return true;
+}
+
+// The values of `name` in a query string that needs no decoding; empty parts are skipped, as URLSearchParams does.
+function plainQueryValues(query: string, name: string): string[] {
+  const values: string[] = [];
+  let start = 0;
+  while (start <= query.length) {
+    let end = query.indexOf("&", start);
+    if (end < 0) end = query.length;
+    const equals = query.indexOf("=", start);
+    const nameEnd = equals < 0 || equals > end ? end : equals;
+    if (end > start && nameEnd - start === name.length && query.startsWith(name, start)) {
+      values.push(nameEnd === end ? "" : query.slice(nameEnd + 1, end));
+    }
+    start = end + 1;
+  }
+  return values;
 }
 
 function pathSegment(url: string, segment: number): string | undefined {
