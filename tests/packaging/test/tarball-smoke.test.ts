@@ -14,6 +14,7 @@ const consumerPeers: Record<string, string> = {
   hono: "4.13.19",
   "@nestjs/common": "11.2.10",
   "@nestjs/core": "11.2.10",
+  "@nestjs/platform-express": "11.2.10",
   "reflect-metadata": "0.2.2",
   rxjs: "7.8.2",
   "@types/node": "20.19.43",
@@ -41,6 +42,7 @@ async function packAll(into: string): Promise<Record<string, string>> {
 function peersNeededBy(all: PublishedPackage[]): Record<string, string> {
   const names = new Set(all.flatMap((pkg) => Object.keys(pkg.peerDependencies)));
   names.add("@types/express");
+  names.add("@nestjs/platform-express");
   names.add("@types/node");
   return Object.fromEntries(
     [...names].filter((n) => !n.startsWith("@kirimbayar/")).map((n) => [n, consumerPeers[n] ?? "*"]),
@@ -137,5 +139,50 @@ describe("packed tarballs in a plain Node consumer", () => {
     const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
     const result = await run(process.execPath, [tsc, "-p", dir]).catch((error) => error);
     expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
+  });
+});
+
+// A CommonJS NestJS 11 app, as most Nest users have: the packed adapter boots, discovers a decorated handler and
+// answers a real webhook over HTTP (the workspace's own tests run it on NestJS 12).
+const nest11App = `
+require("reflect-metadata");
+const { Injectable, Module } = require("@nestjs/common");
+const { NestFactory } = require("@nestjs/core");
+const { KirimbayarModule, OnOrderStatus } = require("@kirimbayar/nestjs");
+const { tokenVerifier } = require("@kirimbayar/core/webhooks");
+const seen = [];
+class ShippingEvents { shipped(event) { seen.push(event.order_no); } }
+OnOrderStatus("Dikirim")(ShippingEvents.prototype, "shipped", Object.getOwnPropertyDescriptor(ShippingEvents.prototype, "shipped"));
+Injectable()(ShippingEvents);
+class AppModule {}
+Module({
+  imports: [KirimbayarModule.forRoot({ webhooks: { orders: { verify: [tokenVerifier({ secrets: "t0ken-nest11", in: "query" })] } } })],
+  providers: [ShippingEvents],
+})(AppModule);
+(async () => {
+  const app = await NestFactory.create(AppModule, { rawBody: true, logger: false });
+  await app.listen(0, "127.0.0.1");
+  const base = (await app.getUrl()).replace("[::1]", "127.0.0.1");
+  const send = (token) => fetch(base + "/webhooks/orders?token=" + token, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ order_no: "ORD-11", cnote: "JP11", status: "Dikirim" }),
+  });
+  const good = await send("t0ken-nest11");
+  const bad = await send("wrong");
+  console.log(JSON.stringify({ version: require("@nestjs/core/package.json").version, good: good.status, bad: bad.status, seen }));
+  await app.close();
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+describe("the packed NestJS adapter on NestJS 11 (CommonJS)", () => {
+  it("boots, runs a decorated handler for a verified webhook and refuses a forged one", async () => {
+    const { stdout } = await run(process.execPath, ["-e", nest11App], { cwd: consumerDir, timeout: 60_000 });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toEqual({
+      version: "11.2.10",
+      good: 200,
+      bad: 401,
+      seen: ["ORD-11"],
+    });
   });
 });
