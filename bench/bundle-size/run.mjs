@@ -20,12 +20,17 @@ const entry = join(repoRoot, "packages/core/dist/webhooks.js");
 const requireFromTsdown = createRequire(createRequire(import.meta.url).resolve("tsdown"));
 const { rolldown } = await import(pathToFileURL(requireFromTsdown.resolve("rolldown")).href);
 
-/** Bundles the webhooks entry into one minified ESM file and returns its raw and gzipped sizes in bytes. */
-async function measure({ bundleZod }) {
+/**
+ * Bundles `source` (default: the whole webhooks entry) into one minified ESM file and returns its raw and gzipped
+ * sizes in bytes. A `source` text is written inside packages/core so its bare imports resolve like core's own.
+ */
+async function measure({ bundleZod, source }) {
   const outDir = mkdtempSync(join(tmpdir(), "kirimbayar-bundle-"));
+  const input = source === undefined ? entry : join(repoRoot, "packages/core", `.bundle-entry-${process.pid}.mjs`);
+  if (source !== undefined) writeFileSync(input, source);
   try {
     const bundle = await rolldown({
-      input: entry,
+      input,
       platform: "browser",
       resolve: { conditionNames: ["worker", "browser", "import", "default"] },
       external: bundleZod ? [] : [/^zod(\/|$)/],
@@ -38,12 +43,22 @@ async function measure({ bundleZod }) {
     return { bytes, gzip: gzipSync(code, { level: 9 }).length, nodeImports: /\bnode:/.test(code) };
   } finally {
     rmSync(outDir, { recursive: true, force: true });
+    if (source !== undefined) rmSync(input, { force: true });
   }
 }
 
 const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
 const withoutZod = await measure({ bundleZod: false });
 const withZod = await measure({ bundleZod: true });
+// Context for the goal: the part that is lru-cache (MemoryIdempotencyStore's engine, required by the receiver issue),
+// and a typical endpoint that imports only what it uses (receiver, token verifier, default memory store).
+const lruCacheOnly = await measure({ bundleZod: false, source: 'export { LRUCache } from "lru-cache";\n' });
+const typicalEndpoint = await measure({
+  bundleZod: false,
+  source: `import { createWebhookReceiver, tokenVerifier } from ${JSON.stringify(entry)};
+export const receiver = createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: "t", in: "query" })] });
+`,
+});
 const pass = withoutZod.gzip <= GOAL_BYTES && !withoutZod.nodeImports;
 
 const coreVersion = JSON.parse(readFileSync(join(repoRoot, "packages/core/package.json"), "utf8")).version;
@@ -56,6 +71,8 @@ Crypto provider), minified, gzip level 9.
 | --- | ---: | ---: | --- |
 | without zod (peer dependency, external) | ${kb(withoutZod.bytes)} | **${kb(withoutZod.gzip)}** | ${withoutZod.nodeImports ? "yes" : "none"} |
 | with zod bundled in (context only) | ${kb(withZod.bytes)} | ${kb(withZod.gzip)} | ${withZod.nodeImports ? "yes" : "none"} |
+| of which lru-cache alone (context only) | ${kb(lruCacheOnly.bytes)} | ${kb(lruCacheOnly.gzip)} | ${lruCacheOnly.nodeImports ? "yes" : "none"} |
+| a typical endpoint: receiver + token verifier + default memory store, without zod (context only) | ${kb(typicalEndpoint.bytes)} | ${kb(typicalEndpoint.gzip)} | ${typicalEndpoint.nodeImports ? "yes" : "none"} |
 
 Goal: at most 10 KB minified + gzipped without zod, and no \`node:\` import: **${pass ? "met" : "NOT met"}**.
 
