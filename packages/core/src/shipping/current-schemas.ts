@@ -3,13 +3,11 @@ import { COURIER_CODES } from "../helpers/couriers.js";
 import { openEnum } from "../http/schema-helpers.js";
 import {
   amountSchema,
-  courierListSchema,
   flagSchema,
-  idInputSchema,
   idSchema,
+  routeCostFields,
   singleCourierSchema,
   textSchema,
-  weightSchema,
 } from "./schema-parts.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -57,14 +55,8 @@ export type DestinationIterateInput = z.input<typeof destinationIterateInputSche
  * domesticCostInputSchema.parse({ origin: 31555, destination: 68423, weight: 1000, courier: ["jne", "pos"] });
  */
 export const domesticCostInputSchema = z.strictObject({
-  /** Destination id of the sender (from the domestic destination search). */
-  origin: idInputSchema,
-  /** Destination id of the receiver. */
-  destination: idInputSchema,
-  /** Grams, a positive integer. */
-  weight: weightSchema,
-  /** Courier code(s). */
-  courier: courierListSchema,
+  // origin and destination: ids from the domestic destination search.
+  ...routeCostFields,
   /** Sort/filter the options: `lowest` or `highest`. */
   price: z.enum(["lowest", "highest"]).optional(),
 });

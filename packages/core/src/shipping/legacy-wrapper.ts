@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigurationError } from "../errors/validation.js";
 import type { CredentialSpec } from "../http/transport.js";
+import { mapShippingError } from "./error-mapping.js";
 
 /**
  * Where the Pro/Starter keys travel. The spec says these interfaces accept `key`, `android-key` and `ios-key`
@@ -64,4 +65,16 @@ export function singleResult<S extends z.ZodType>(record: S) {
     .looseObject({ result: z.unknown().optional(), results: z.unknown().optional() })
     .transform((inner) => inner.result ?? inner.results)
     .pipe(record);
+}
+
+/**
+ * The fields every Pro and Starter operation shares: the `{ rajaongkir: ... }` envelope, the shipping error mapping,
+ * and retried as a read (lookups and cost checks change nothing at the provider). Callers add `query`/`body` and
+ * `schema` with `Object.assign`, not a spread: V8 takes a far slower path for a spread followed by more properties.
+ *
+ * @example
+ * Object.assign(legacyOperation("listCities", "/starter/city", "GET"), { query, schema });
+ */
+export function legacyOperation<O extends string>(operation: O, path: string, method: "GET" | "POST") {
+  return { operation, method, path, idempotent: true, envelope: "rajaongkir" as const, mapError: mapShippingError };
 }

@@ -5,8 +5,13 @@ import type { FieldValue } from "../http/request-body.js";
 import { Transport } from "../http/transport.js";
 import { parseRequestInput } from "../http/validate-input.js";
 import { cachedRequest } from "./cached-request.js";
-import { mapShippingError } from "./error-mapping.js";
-import { type LegacyKeyOptions, legacyCredentials, resultsList, singleResult } from "./legacy-wrapper.js";
+import {
+  type LegacyKeyOptions,
+  legacyCredentials,
+  legacyOperation,
+  resultsList,
+  singleResult,
+} from "./legacy-wrapper.js";
 import { createLookupCache, type LookupCache, type LookupCacheOptions } from "./lookup-cache.js";
 import {
   type CityQueryInput,
@@ -228,17 +233,8 @@ export class ShippingProClient {
     return this.#post("trackWaybill", form, waybillResult, options);
   }
 
-  // Callers add their fields with Object.assign, not a spread: V8 takes a far slower path for a spread followed by
-  // more properties, and this runs on every call.
   #base(operation: ShippingProOperation, method: "GET" | "POST") {
-    return {
-      operation,
-      method,
-      path: SHIPPING_PRO_PATHS[operation],
-      idempotent: true,
-      envelope: "rajaongkir" as const,
-      mapError: mapShippingError,
-    };
+    return legacyOperation(operation, SHIPPING_PRO_PATHS[operation], method);
   }
 
   #lookup<T>(

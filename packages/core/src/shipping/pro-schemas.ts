@@ -8,6 +8,7 @@ import {
   flagSchema,
   idInputSchema,
   idSchema,
+  routeCostFields,
   singleCourierSchema,
   textSchema,
   weightSchema,
@@ -115,12 +116,7 @@ export type InternationalDestinationQueryInput = z.input<typeof internationalDes
  * @example
  * proInternationalCostInputSchema.parse({ origin: "152", destination: "108", weight: 1400, courier: "pos:tiki" });
  */
-export const proInternationalCostInputSchema = z.strictObject({
-  origin: idInputSchema,
-  destination: idInputSchema,
-  weight: weightSchema,
-  courier: courierListSchema,
-});
+export const proInternationalCostInputSchema = z.strictObject(routeCostFields);
 /** Input of `ShippingProClient.calculateInternationalCost`. */
 export type ProInternationalCostInput = z.input<typeof proInternationalCostInputSchema>;
 

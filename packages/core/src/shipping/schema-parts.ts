@@ -94,3 +94,19 @@ export const singleCourierSchema = z
   .toLowerCase()
   .min(1, "courier is required")
   .regex(/^[^\s:]+$/, "one courier code only (no ':' and no whitespace)");
+
+/**
+ * Fields of every route cost form (current, Pro international, Starter): ids of both ends, grams and courier codes.
+ * Spread into a `z.strictObject` and add the operation's own fields.
+ *
+ * @example
+ * z.strictObject({ ...routeCostFields, price: z.enum(["lowest", "highest"]).optional() });
+ */
+export const routeCostFields = {
+  origin: idInputSchema,
+  destination: idInputSchema,
+  /** Grams, a positive integer. */
+  weight: weightSchema,
+  /** One code, a `:`-joined string or an array; sent joined with `:`. */
+  courier: courierListSchema,
+};

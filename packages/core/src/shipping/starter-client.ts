@@ -5,8 +5,7 @@ import type { FieldValue } from "../http/request-body.js";
 import { Transport } from "../http/transport.js";
 import { parseRequestInput } from "../http/validate-input.js";
 import { cachedRequest } from "./cached-request.js";
-import { mapShippingError } from "./error-mapping.js";
-import { type KeyPlacement, legacyCredentials, resultsList } from "./legacy-wrapper.js";
+import { type KeyPlacement, legacyCredentials, legacyOperation, resultsList } from "./legacy-wrapper.js";
 import { createLookupCache, type LookupCache, type LookupCacheOptions } from "./lookup-cache.js";
 import {
   type CityQueryInput,
@@ -106,17 +105,8 @@ export class ShippingStarterClient {
     );
   }
 
-  // Callers add their fields with Object.assign, not a spread: V8 takes a far slower path for a spread followed by
-  // more properties, and this runs on every call.
   #base(operation: ShippingStarterOperation, method: "GET" | "POST") {
-    return {
-      operation,
-      method,
-      path: SHIPPING_STARTER_PATHS[operation],
-      idempotent: true,
-      envelope: "rajaongkir" as const,
-      mapError: mapShippingError,
-    };
+    return legacyOperation(operation, SHIPPING_STARTER_PATHS[operation], method);
   }
 
   #lookup<T>(

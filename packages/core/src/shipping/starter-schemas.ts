@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isCourierIn, STARTER_COURIER_CODES } from "../helpers/couriers.js";
-import { courierListSchema, idInputSchema, weightSchema } from "./schema-parts.js";
+import { routeCostFields } from "./schema-parts.js";
 
 /**
  * Form of the Starter cost (`POST /starter/cost`): city ids, grams, and only `jne`, `pos`, `tiki` (one or several
@@ -10,10 +10,8 @@ import { courierListSchema, idInputSchema, weightSchema } from "./schema-parts.j
  * starterCostInputSchema.parse({ origin: "501", destination: "114", weight: 1700, courier: "jne" });
  */
 export const starterCostInputSchema = z.strictObject({
-  origin: idInputSchema,
-  destination: idInputSchema,
-  weight: weightSchema,
-  courier: courierListSchema.superRefine((joined, ctx) => {
+  ...routeCostFields,
+  courier: routeCostFields.courier.superRefine((joined, ctx) => {
     for (const code of joined.split(":")) {
       if (!isCourierIn(code, STARTER_COURIER_CODES)) {
         ctx.addIssue({
