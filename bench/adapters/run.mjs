@@ -1,7 +1,7 @@
 // Adapter benchmark: for Express, Hono and NestJS, req/s and server CPU per request of the kirimbayar webhook
 // route against the same framework's bare JSON route and a hand-rolled equivalent, side by side in one run.
 // Servers run in child processes on 127.0.0.1; autocannon drives them from this process.
-// Usage: node bench/adapters/run.mjs [--rounds 3] [--seconds 5] [--connections 50]
+// Usage: node bench/adapters/run.mjs [--rounds 3] [--seconds 5] [--connections 50] [--frameworks a,b] [--out file]
 import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -16,6 +16,8 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "3" },
     seconds: { type: "string", default: "5" },
     connections: { type: "string", default: "50" },
+    // A subset while iterating, e.g. `--frameworks hono --out /tmp/hono.md` (the suite always runs all three).
+    frameworks: { type: "string", default: "express,hono,nestjs" },
     out: { type: "string", default: fileURLToPath(new URL("../results/adapters.md", import.meta.url)) },
   },
 });
@@ -47,7 +49,9 @@ const routes = [
   { name: "webhook", path: `/webhooks/qris?token=${TOKEN}`, unique: true },
   { name: "webhook-duplicate", path: `/webhooks/qris?token=${TOKEN}`, unique: false },
 ];
-const frameworks = ["express", "hono", "nestjs"];
+const knownFrameworks = ["express", "hono", "nestjs"];
+const frameworks = args.frameworks.split(",").filter((name) => knownFrameworks.includes(name));
+if (frameworks.length === 0) throw new Error(`--frameworks: pick from ${knownFrameworks.join(", ")}`);
 
 function freePort() {
   return new Promise((resolve) => {

@@ -8,6 +8,7 @@ import {
 import { type Context, type Env, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { canReadDirectly, nodeIncomingOf, readNodeBody } from "./node-request.js";
 import { perEnv } from "./per-env.js";
 
 /** One webhook source: a receiver you built (handlers registered), or options the app builds it from. */
@@ -69,7 +70,7 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
   const toRequest = (c: Context<E>, rawBody: Uint8Array): WebhookHttpRequest => ({
     method: c.req.method,
     url: c.req.url,
-    headers: nodeHeadersOf(c.env) ?? c.req.raw.headers,
+    headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
     rawBody,
     remoteAddress: options.getRemoteAddress?.(c),
   });
@@ -84,14 +85,17 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       if (route === undefined) return c.notFound();
       // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
       const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1));
-      // Node's own header object when there is one: `c.req.header()` would build a header wrapper per delivery.
-      const nodeHeaders = nodeHeadersOf(c.env);
-      const declared = nodeHeaders ? nodeHeaders["content-length"] : c.req.header("content-length");
-      const chunked = nodeHeaders ? nodeHeaders["transfer-encoding"] : c.req.header("transfer-encoding");
+      // On @hono/node-server, Node's own request: its plain header object is already parsed, whereas
+      // `c.req.header()` would build a Web `Headers` per delivery.
+      const incoming = nodeIncomingOf(c.env);
+      const declared = incoming ? incoming.headers["content-length"] : c.req.header("content-length");
+      const chunked = incoming ? incoming.headers["transfer-encoding"] : c.req.header("transfer-encoding");
       if (typeof declared === "string" && chunked === undefined) {
-        // Fast path: `arrayBuffer()` lets @hono/node-server read the socket without building Web streams.
+        // A declared length is what Node's parser then delivers, so it is checked before anything is read.
         if (Number(declared) > route.maxBodyBytes) return oversized();
-        return answer(c, route, new Uint8Array(await c.req.arrayBuffer()));
+        const direct = incoming && canReadDirectly(incoming, c.req.bodyCache ?? {}) ? incoming : undefined;
+        // Otherwise `arrayBuffer()` still lets @hono/node-server read the socket without building Web streams.
+        return answer(c, route, direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer()));
       }
       let answered: Response | undefined;
       const refused = await bodyLimit({ maxSize: route.maxBodyBytes, onError: oversized })(c, async () => {
@@ -122,14 +126,4 @@ function toRoute(source: WebhookSource, config: AnySourceConfig): Route {
   return "handle" in config && typeof config.handle === "function"
     ? config
     : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-}
-
-// On @hono/node-server, `c.env.incoming` is Node's request: its plain header object is already parsed, whereas
-// `c.req.raw.headers` would build a Web `Headers` from scratch on every delivery. Elsewhere this is undefined.
-function nodeHeadersOf(env: unknown): Record<string, string | string[] | undefined> | undefined {
-  const incoming = (env as { incoming?: { headers?: unknown } } | undefined)?.incoming;
-  const headers = incoming?.headers;
-  return headers !== null && typeof headers === "object"
-    ? (headers as Record<string, string | string[] | undefined>)
-    : undefined;
 }

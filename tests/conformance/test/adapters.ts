@@ -1,5 +1,6 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
+import { serve } from "@hono/node-server";
 import type { WebhookReceiver, WebhookSource } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter, type WebhookRouterOptions } from "@kirimbayar/express";
 import { createWebhookApp } from "@kirimbayar/hono";
@@ -40,7 +41,7 @@ export interface RunningApp {
 
 /** How to boot one framework app with the kirimbayar adapter mounted at `/webhooks`. */
 export interface AdapterUnderTest {
-  name: "express" | "hono" | "nestjs";
+  name: "express" | "hono" | "hono on node-server" | "nestjs";
   start(sources: SourceOptions, recorder: HandlerRecorder): Promise<RunningApp>;
 }
 
@@ -138,6 +139,23 @@ export const honoAdapter: AdapterUnderTest = {
   },
 };
 
+/**
+ * Hono served by @hono/node-server over real HTTP, where the app reads bodies from Node's request stream instead
+ * of `c.req` (the path most Node users of the Hono adapter take).
+ */
+export const honoNodeServerAdapter: AdapterUnderTest = {
+  name: "hono on node-server",
+  async start(sources, recorder) {
+    const webhooks = createWebhookApp(sources);
+    attachRecorder(webhooks.receivers, recorder);
+    const app = new Hono().route("/webhooks", webhooks);
+    const server = await new Promise<Server>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
+    });
+    return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server) };
+  },
+};
+
 const RECORDER = Symbol("conformance-recorder");
 
 /** The user's own provider, whose decorated methods the module discovers. */
@@ -188,4 +206,4 @@ export const nestAdapter: AdapterUnderTest = {
 };
 
 /** Every adapter the conformance table runs against. */
-export const adapters: AdapterUnderTest[] = [expressAdapter, honoAdapter, nestAdapter];
+export const adapters: AdapterUnderTest[] = [expressAdapter, honoAdapter, honoNodeServerAdapter, nestAdapter];

@@ -45,7 +45,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   claim(key: string, owner: string, leaseMs: number): ClaimResult {
     const now = this.#clock();
-    const record = this.#live(key, now);
+    const record = this.#live(key, now, true);
     if (record === undefined) {
       this.#records.set(key, { owner, completed: false, failedAttempts: 0, expiresAt: now + leaseMs });
       return CLAIMED_FIRST;
@@ -87,8 +87,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.#records.size;
   }
 
-  #live(key: string, now: number): MemoryRecord | undefined {
-    const record = this.#records.get(key);
+  // Only a claim counts as use for the LRU order; completing or releasing right after it just peeks.
+  #live(key: string, now: number, isClaim = false): MemoryRecord | undefined {
+    const record = isClaim ? this.#records.get(key) : this.#records.peek(key);
     if (record === undefined || record.expiresAt > now) return record;
     this.#records.delete(key);
     return undefined;

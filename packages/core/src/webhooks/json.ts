@@ -32,8 +32,60 @@ export function parseUntrustedJson(text: string, options: UntrustedJsonOptions =
   } catch {
     return { ok: false, reason: "body is not valid JSON" };
   }
-  const problem = findKeyProblem(text, options.rejectDuplicateKeys ?? true);
+  const problem = findKeyProblemIn(value, text, options.rejectDuplicateKeys ?? true);
   return problem === undefined ? { ok: true, value } : { ok: false, reason: problem };
+}
+
+/**
+ * {@link findKeyProblem} for a document already parsed into `value`, answered quickly in the usual case of a clean
+ * body: the parsed objects are walked for prototype keys, and duplicates are detected by counting, since an object
+ * that repeats a key holds fewer keys than the text spells. Only a body with a problem takes the full scan, which
+ * names the first problem in text order.
+ */
+export function findKeyProblemIn(value: unknown, text: string, rejectDuplicates: boolean): string | undefined {
+  // Counting matters even when duplicates are allowed: the value a repeated key dropped is not in the parsed
+  // result, and a prototype key may hide in it.
+  const parsedKeys = countKeysUnlessForbidden(value);
+  if (parsedKeys >= 0 && parsedKeys === countKeysInText(text)) return undefined;
+  return findKeyProblem(text, rejectDuplicates);
+}
+
+// The number of keys of every object in a parsed JSON value, or -1 on a prototype key. An explicit stack keeps a
+// deeply nested body (which `JSON.parse` accepts) from overflowing the call stack.
+function countKeysUnlessForbidden(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 0;
+  let count = 0;
+  const pending: object[] = [value];
+  while (pending.length > 0) {
+    const container = pending.pop() as Record<string, unknown> | unknown[];
+    if (Array.isArray(container)) {
+      for (const item of container) if (typeof item === "object" && item !== null) pending.push(item);
+      continue;
+    }
+    // `JSON.parse` defines every key, `__proto__` included, as an own enumerable property.
+    for (const key in container) {
+      if (FORBIDDEN_KEY_LENGTHS.has(key.length) && FORBIDDEN_KEYS.has(key)) return -1;
+      count++;
+      const child = container[key];
+      if (typeof child === "object" && child !== null) pending.push(child);
+    }
+  }
+  return count;
+}
+
+// The number of keys a JSON text spells, duplicates included. In valid JSON every `"` outside a string opens one,
+// and a string is a key exactly when a `:` follows it, so the walk jumps from string to string.
+function countKeysInText(text: string): number {
+  let count = 0;
+  let open = text.indexOf('"');
+  while (open !== -1) {
+    let next = closingQuote(text, open) + 1;
+    let code = text.charCodeAt(next);
+    while (code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09) code = text.charCodeAt(++next);
+    if (code === 0x3a /* : */) count++;
+    open = text.indexOf('"', next);
+  }
+  return count;
 }
 
 /**

@@ -7,7 +7,7 @@ import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./c
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 import { readHeader } from "./headers.js";
-import { findKeyProblem } from "./json.js";
+import { findKeyProblemIn } from "./json.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
 import { isJsonContentType, normaliseMethods } from "./request-checks.js";
 import { fixedWebhookResponse, webhookResponse } from "./response.js";
@@ -276,7 +276,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
           `Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`,
         );
       }
-      const keyProblem = findKeyProblem(text, rejectDuplicateKeys);
+      const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
       if (keyProblem !== undefined) return webhookResponse(400, `Invalid body: ${keyProblem}`);
       const parsed = definition.schemaFor(json).safeParse(json);
       if (!parsed.success) {
