@@ -25,7 +25,7 @@ const BENCHMARKS = [
     name: "adapters",
     title: "Webhook route of each adapter vs its framework's baselines",
     timeoutMs: 270_000,
-    quickArgs: ["--rounds", "1", "--seconds", "2"],
+    quickArgs: ["--rounds", "1", "--seconds", "2", "--warmup", "1"],
   },
   { name: "webhook-pipeline", title: "Core webhook pipeline micro-benchmark", timeoutMs: 60_000 },
   { name: "client-overhead", title: "Client call vs raw fetch against the fake provider", timeoutMs: 60_000 },
