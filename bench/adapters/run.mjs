@@ -1,7 +1,7 @@
 // Adapter benchmark: for Express, Hono and NestJS, req/s and server CPU per request of the kirimbayar webhook
 // route against the same framework's bare JSON route and a hand-rolled equivalent, side by side in one run.
 // Servers run in child processes on 127.0.0.1; autocannon drives them from this process.
-// Usage: node bench/adapters/run.mjs [--rounds 3] [--seconds 5] [--warmup 4] [--connections 50] [--frameworks a,b]
+// Usage: node bench/adapters/run.mjs [--rounds 5] [--seconds 3] [--warmup 4] [--connections 50] [--frameworks a,b]
 //   [--out file]
 import { fork } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -14,8 +14,8 @@ import { TOKEN } from "./handrolled.mjs";
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: "string", default: "3" },
-    seconds: { type: "string", default: "5" },
+    rounds: { type: "string", default: "5" },
+    seconds: { type: "string", default: "3" },
     // Unrecorded load on every route before round 1 (see the note written with the results).
     warmup: { type: "string", default: "4" },
     connections: { type: "string", default: "50" },
