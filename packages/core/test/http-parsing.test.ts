@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseRateLimit, parseResetTime, parseRetryAfter } from "../src/http/rate-limit.js";
 import { createRedactor, REDACTED, sanitizeCause } from "../src/http/redact.js";
 import { fillPath } from "../src/http/request-body.js";
+import { etdTextSchema } from "../src/http/schema-helpers.js";
 import { parseProviderTime, tryParseProviderTime } from "../src/http/time.js";
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -43,6 +44,15 @@ describe("parseProviderTime", () => {
         expect(parseProviderTime(instant.toISOString()).date).toEqual(instant);
       }),
     );
+  });
+});
+
+describe("etdTextSchema", () => {
+  it("keeps the provider's text and reads a missing one as empty", () => {
+    expect(etdTextSchema.parse("2-3 day")).toBe("2-3 day");
+    expect(etdTextSchema.parse(null)).toBe("");
+    expect(etdTextSchema.parse(undefined)).toBe("");
+    expect(etdTextSchema.safeParse(3).success).toBe(false);
   });
 });
 

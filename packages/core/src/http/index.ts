@@ -27,6 +27,7 @@ export type { Credential, FieldValue, MultipartValue, RequestBody } from "./requ
 export { fillPath } from "./request-body.js";
 export { BASE_BACKOFF_MS, isRetryableError, MAX_BACKOFF_MS, retryDelayMs } from "./retry.js";
 export {
+  etdTextSchema,
   integerSchema,
   lenientNumberSchema,
   openEnum,

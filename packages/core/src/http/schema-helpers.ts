@@ -21,6 +21,18 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 export const providerIdSchema = z.union([z.number(), z.string()]);
 
 /**
+ * An estimated delivery time as the provider wrote it (`"2-3 day"`, `"1-2"`, `"HARI"`); a missing or null one reads
+ * as `""`, which `parseEtd` reports as unknown.
+ *
+ * @example
+ * etdTextSchema.parse(null); // ""
+ */
+export const etdTextSchema = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? "");
+
+/**
  * A number that may arrive as a numeric string (`"10000"`): normalised to a number.
  *
  * @example

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COURIER_CODES } from "../helpers/couriers.js";
-import { openEnum } from "../http/schema-helpers.js";
+import { etdTextSchema, openEnum } from "../http/schema-helpers.js";
 import {
   amountSchema,
   flagSchema,
@@ -168,10 +168,7 @@ export const courierCostOptionSchema = z.looseObject({
   description: z.string().optional(),
   /** Integer rupiah domestically; international options may carry a decimal amount in `currency`. */
   cost: amountSchema,
-  etd: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? ""),
+  etd: etdTextSchema,
   /** Only on international options. */
   currency: z.string().optional(),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COURIER_CODES, isCourierIn, PRO_WAYBILL_COURIER_CODES } from "../helpers/couriers.js";
-import { openEnum } from "../http/schema-helpers.js";
+import { etdTextSchema, openEnum } from "../http/schema-helpers.js";
 import { waybillStatusSchema } from "./current-schemas.js";
 import {
   amountSchema,
@@ -193,10 +193,7 @@ export type ProSubdistrict = z.infer<typeof proSubdistrictSchema>;
  */
 export const proCostValueSchema = z.looseObject({
   value: amountSchema,
-  etd: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? ""),
+  etd: etdTextSchema,
   note: z.string().nullish(),
 });
 /** A Pro/Starter price entry. */
@@ -280,10 +277,7 @@ export const proInternationalCostServiceSchema = z.looseObject({
   description: z.string().optional(),
   currency: z.string().optional(),
   cost: amountSchema,
-  etd: z
-    .string()
-    .nullish()
-    .transform((v) => v ?? ""),
+  etd: etdTextSchema,
 });
 
 /**
