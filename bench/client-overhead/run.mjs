@@ -14,7 +14,7 @@ import { ShippingClient } from "@kirimbayar/core";
 
 const GOAL = 1.1;
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
-const BATCHES = quick ? 4 : 12;
+const BATCHES = quick ? 4 : 30;
 const CALLS_PER_BATCH = quick ? 50 : 200;
 const WARMUP_CALLS = quick ? 100 : 400;
 const here = dirname(fileURLToPath(import.meta.url));
