@@ -8,7 +8,7 @@ import {
 import { type Context, type Env, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { canReadDirectly, nodeIncomingOf, readNodeBody } from "./node-request.js";
+import { canReadDirectly, type NodeIncoming, nodeIncomingOf, readNodeBody } from "./node-request.js";
 import { perEnv } from "./per-env.js";
 
 /** One webhook source: a receiver you built (handlers registered), or options the app builds it from. */
@@ -67,15 +67,16 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
   const fromEnv = options.fromEnv;
   const staticRoutes = fromEnv ? {} : toRoutes(options);
   const routesFor = fromEnv ? perEnv((env: E["Bindings"]) => toRoutes(fromEnv(env))) : () => staticRoutes;
-  const toRequest = (c: Context<E>, rawBody: Uint8Array): WebhookHttpRequest => ({
+  // `incoming` is Node's request on @hono/node-server (see below), read once per delivery by the route.
+  const toRequest = (c: Context<E>, rawBody: Uint8Array, incoming: NodeIncoming | undefined): WebhookHttpRequest => ({
     method: c.req.method,
     url: c.req.url,
-    headers: nodeIncomingOf(c.env)?.headers ?? c.req.raw.headers,
+    headers: incoming?.headers ?? c.req.raw.headers,
     rawBody,
     remoteAddress: options.getRemoteAddress?.(c),
   });
-  const answer = async (c: Context<E>, route: Route, rawBody: Uint8Array) => {
-    const response = await route.handle(toRequest(c, rawBody));
+  const answer = async (c: Context<E>, route: Route, rawBody: Uint8Array, incoming: NodeIncoming | undefined) => {
+    const response = await route.handle(toRequest(c, rawBody, incoming));
     return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
   };
   for (const source of sources) {
@@ -83,11 +84,11 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
     app.all(options.paths?.[source] ?? defaultPaths[source], async (c) => {
       const route = routesFor(c.env)[source];
       if (route === undefined) return c.notFound();
-      // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
-      const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1));
       // On @hono/node-server, Node's own request: its plain header object is already parsed, whereas
       // `c.req.header()` would build a Web `Headers` per delivery.
       const incoming = nodeIncomingOf(c.env);
+      // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
+      const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1), incoming);
       const declared = incoming ? incoming.headers["content-length"] : c.req.header("content-length");
       const chunked = incoming ? incoming.headers["transfer-encoding"] : c.req.header("transfer-encoding");
       if (typeof declared === "string" && chunked === undefined) {
@@ -95,11 +96,12 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
         if (Number(declared) > route.maxBodyBytes) return oversized();
         const direct = incoming && canReadDirectly(incoming, c.req.bodyCache ?? {}) ? incoming : undefined;
         // Otherwise `arrayBuffer()` still lets @hono/node-server read the socket without building Web streams.
-        return answer(c, route, direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer()));
+        const rawBody = direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer());
+        return answer(c, route, rawBody, incoming);
       }
       let answered: Response | undefined;
       const refused = await bodyLimit({ maxSize: route.maxBodyBytes, onError: oversized })(c, async () => {
-        answered = await answer(c, route, new Uint8Array(await c.req.arrayBuffer()));
+        answered = await answer(c, route, new Uint8Array(await c.req.arrayBuffer()), incoming);
       });
       return refused ?? (answered as Response);
     });

@@ -3,7 +3,7 @@
 // elsewhere (Bun, Deno, Workers, `app.request()`) there is no `incoming` and the app uses `c.req`.
 
 /** The slice of Node's `IncomingMessage` used here (this package has no Node types: it runs on every runtime). */
-interface NodeIncomingMessage {
+export interface NodeIncoming {
   headers: Record<string, string | string[] | undefined>;
   readonly readableDidRead: boolean;
   readonly readableEnded: boolean;
@@ -14,14 +14,14 @@ interface NodeIncomingMessage {
 }
 
 /** Node's request behind `c.env` on @hono/node-server, or `undefined` on any other runtime. */
-export function nodeIncomingOf(env: unknown): NodeIncomingMessage | undefined {
-  const incoming = (env as { incoming?: Partial<NodeIncomingMessage> } | undefined)?.incoming;
+export function nodeIncomingOf(env: unknown): NodeIncoming | undefined {
+  const incoming = (env as { incoming?: Partial<NodeIncoming> } | undefined)?.incoming;
   return incoming !== null &&
     typeof incoming === "object" &&
     typeof incoming.headers === "object" &&
     incoming.headers !== null &&
     typeof incoming.on === "function"
-    ? (incoming as NodeIncomingMessage)
+    ? (incoming as NodeIncoming)
     : undefined;
 }
 
@@ -30,7 +30,7 @@ export function nodeIncomingOf(env: unknown): NodeIncomingMessage | undefined {
  * through `c.req`, whose cache then serves the body) and it is still raw bytes (no `setEncoding`, no `rawBody`
  * that a host such as Cloud Functions already consumed).
  */
-export function canReadDirectly(incoming: NodeIncomingMessage, honoBodyCache: object): boolean {
+export function canReadDirectly(incoming: NodeIncoming, honoBodyCache: object): boolean {
   return (
     !incoming.readableDidRead &&
     !incoming.readableEnded &&
@@ -46,7 +46,7 @@ export function canReadDirectly(incoming: NodeIncomingMessage, honoBodyCache: ob
  * about a microsecond per delivery at Hono's speeds. Call it only for a body whose `content-length` is within the
  * limit: Node's parser then delivers exactly that many bytes.
  */
-export function readNodeBody(incoming: NodeIncomingMessage): Promise<Uint8Array> {
+export function readNodeBody(incoming: NodeIncoming): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     incoming.on("data", (chunk) => chunks.push(chunk));

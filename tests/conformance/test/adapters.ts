@@ -116,13 +116,18 @@ export const expressAdapter: AdapterUnderTest = {
   },
 };
 
-/** Hono: `app.route("/webhooks", createWebhookApp(...))`, requests through `app.request()`. */
+/** The Hono app both Hono drivers serve: `app.route("/webhooks", createWebhookApp(...))`. */
+function honoShop(sources: SourceOptions, recorder: HandlerRecorder): Hono {
+  const webhooks = createWebhookApp(sources);
+  attachRecorder(webhooks.receivers, recorder);
+  return new Hono().route("/webhooks", webhooks);
+}
+
+/** Hono, requests through `app.request()`. */
 export const honoAdapter: AdapterUnderTest = {
   name: "hono",
   async start(sources, recorder) {
-    const webhooks = createWebhookApp(sources);
-    attachRecorder(webhooks.receivers, recorder);
-    const app = new Hono().route("/webhooks", webhooks);
+    const app = honoShop(sources, recorder);
     return {
       async send(delivery) {
         const init: RequestInit = { method: delivery.method ?? "POST", headers: delivery.headers ?? {} };
@@ -146,9 +151,7 @@ export const honoAdapter: AdapterUnderTest = {
 export const honoNodeServerAdapter: AdapterUnderTest = {
   name: "hono on node-server",
   async start(sources, recorder) {
-    const webhooks = createWebhookApp(sources);
-    attachRecorder(webhooks.receivers, recorder);
-    const app = new Hono().route("/webhooks", webhooks);
+    const app = honoShop(sources, recorder);
     const server = await new Promise<Server>((resolve) => {
       const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
     });
