@@ -1,41 +1,27 @@
 import type { IncomingMessage } from "node:http";
 import {
-  createWebhookReceiver,
+  buildWebhookReceivers,
+  WEBHOOK_SOURCES,
   type WebhookReceiver,
-  type WebhookReceiverOptions,
+  type WebhookReceivers,
   type WebhookSource,
+  type WebhookSourceConfigs,
 } from "@kirimbayar/core/webhooks";
 import { type RequestHandler, Router } from "express";
 import { type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
 
-/** One webhook source: a receiver you built (handlers registered), or options the router builds it from. */
-export type WebhookSourceConfig<S extends WebhookSource> =
-  | WebhookReceiver<S>
-  | Omit<WebhookReceiverOptions<S>, "source">;
-
-/** Options of {@link createWebhookRouter}. Configure only the sources you receive. */
-export interface WebhookRouterOptions {
-  qris?: WebhookSourceConfig<"qris">;
-  payment?: WebhookSourceConfig<"payment">;
-  orders?: WebhookSourceConfig<"orders">;
+/** Options of {@link createWebhookRouter}: the sources to serve (configure only the ones you receive), and more. */
+export interface WebhookRouterOptions extends WebhookSourceConfigs {
   /** Sub-paths under the router's mount point. Defaults: `/qris`, `/payment`, `/orders`. */
   paths?: Partial<Record<WebhookSource, string>>;
   /** Peer address for IP allowlists; default `req.socket.remoteAddress`. Behind a proxy: `(req) => req.ip`. */
   getRemoteAddress?: (req: IncomingMessage) => string | undefined;
 }
 
-/** The receivers a router serves, by source, e.g. to register handlers on those built from options. */
-export interface WebhookRouterReceivers {
-  qris?: WebhookReceiver<"qris">;
-  payment?: WebhookReceiver<"payment">;
-  orders?: WebhookReceiver<"orders">;
-}
-
-/** An Express router serving webhooks, with the receivers behind it. */
-export type WebhookRouter = Router & { readonly receivers: WebhookRouterReceivers };
+/** An Express router serving webhooks, with the receivers behind it (e.g. to register handlers on those built from options). */
+export type WebhookRouter = Router & { readonly receivers: WebhookReceivers };
 
 const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
-const sources = ["qris", "payment", "orders"] as const;
 
 /**
  * Builds an Express router answering webhook deliveries. It reads the raw body itself, so it works mounted before
@@ -48,28 +34,20 @@ const sources = ["qris", "payment", "orders"] as const;
  */
 export function createWebhookRouter(options: WebhookRouterOptions): WebhookRouter {
   const router = Router();
-  const receivers: WebhookRouterReceivers = {};
-  for (const source of sources) {
-    const config = options[source] as AnySourceConfig | undefined;
-    if (config === undefined) continue;
-    const receiver = toReceiver(source, config);
-    Object.assign(receivers, { [source]: receiver });
+  const receivers = buildWebhookReceivers(options);
+  for (const source of WEBHOOK_SOURCES) {
+    const receiver: WebhookReceiver | undefined = receivers[source];
+    if (receiver === undefined) continue;
     const readOptions = { maxBodyBytes: receiver.maxBodyBytes, getRemoteAddress: options.getRemoteAddress };
     router.all(options.paths?.[source] ?? defaultPaths[source], webhookHandler(receiver, readOptions));
   }
   return Object.assign(router, { receivers });
 }
 
-// The three sources' configs as one type, so one loop can mount them.
-type Handler = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
-type AnySourceConfig = Handler | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
-
-function toReceiver(source: WebhookSource, config: AnySourceConfig): Handler {
-  if ("handle" in config && typeof config.handle === "function") return config;
-  return createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-}
-
-function webhookHandler(receiver: Handler, readOptions: ToWebhookRequestOptions): RequestHandler {
+function webhookHandler(
+  receiver: Pick<WebhookReceiver, "handle">,
+  readOptions: ToWebhookRequestOptions,
+): RequestHandler {
   return (req, res, next) => {
     toWebhookRequest(req, readOptions)
       .then((request) => receiver.handle(request))

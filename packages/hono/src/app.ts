@@ -1,9 +1,11 @@
 import {
-  createWebhookReceiver,
+  buildWebhookReceivers,
+  WEBHOOK_SOURCES,
   type WebhookHttpRequest,
   type WebhookReceiver,
-  type WebhookReceiverOptions,
+  type WebhookReceivers,
   type WebhookSource,
+  type WebhookSourceConfigs,
 } from "@kirimbayar/core/webhooks";
 import { type Context, type Env, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -11,32 +13,13 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { canReadDirectly, type NodeIncoming, nodeIncomingOf, readNodeBody } from "./node-request.js";
 import { perEnv } from "./per-env.js";
 
-/** One webhook source: a receiver you built (handlers registered), or options the app builds it from. */
-export type WebhookSourceConfig<S extends WebhookSource> =
-  | WebhookReceiver<S>
-  | Omit<WebhookReceiverOptions<S>, "source">;
-
-/** The webhook sources of an app. Configure only the ones you receive. */
-export interface WebhookSources {
-  qris?: WebhookSourceConfig<"qris">;
-  payment?: WebhookSourceConfig<"payment">;
-  orders?: WebhookSourceConfig<"orders">;
-}
-
-/** The receivers an app serves, by source. */
-export interface WebhookAppReceivers {
-  qris?: WebhookReceiver<"qris">;
-  payment?: WebhookReceiver<"payment">;
-  orders?: WebhookReceiver<"orders">;
-}
-
 /** Options of {@link createWebhookApp}. */
-export interface WebhookAppOptions<E extends Env = Env> extends WebhookSources {
+export interface WebhookAppOptions<E extends Env = Env> extends WebhookSourceConfigs {
   /**
    * Builds the sources from `c.env` (Workers bindings) instead of the static fields above; called once per env
    * object. Return ready receivers with their handlers registered.
    */
-  fromEnv?: (env: E["Bindings"]) => WebhookSources;
+  fromEnv?: (env: E["Bindings"]) => WebhookSourceConfigs;
   /** Sub-paths under the mount point. Defaults: `/qris`, `/payment`, `/orders`. */
   paths?: Partial<Record<WebhookSource, string>>;
   /**
@@ -48,10 +31,9 @@ export interface WebhookAppOptions<E extends Env = Env> extends WebhookSources {
 }
 
 /** A Hono app serving webhooks; `receivers` holds the receivers of a static configuration. */
-export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: WebhookAppReceivers };
+export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: WebhookReceivers };
 
 const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
-const sources = ["qris", "payment", "orders"] as const;
 
 /**
  * Builds a Hono app answering webhook deliveries; mount it with `app.route("/webhooks", webhooks)`. It reads the
@@ -65,8 +47,10 @@ const sources = ["qris", "payment", "orders"] as const;
 export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions<E>): WebhookApp<E> {
   const app = new Hono<E>();
   const fromEnv = options.fromEnv;
-  const staticRoutes = fromEnv ? {} : toRoutes(options);
-  const routesFor = fromEnv ? perEnv((env: E["Bindings"]) => toRoutes(fromEnv(env))) : () => staticRoutes;
+  const staticReceivers: WebhookReceivers = fromEnv ? {} : buildWebhookReceivers(options);
+  const receiversFor = fromEnv
+    ? perEnv((env: E["Bindings"]) => buildWebhookReceivers(fromEnv(env)))
+    : () => staticReceivers;
   // `incoming` is Node's request on @hono/node-server (see below), read once per delivery by the route.
   const toRequest = (c: Context<E>, rawBody: Uint8Array, incoming: NodeIncoming | undefined): WebhookHttpRequest => ({
     method: c.req.method,
@@ -79,10 +63,10 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
     const response = await route.handle(toRequest(c, rawBody, incoming));
     return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
   };
-  for (const source of sources) {
-    if (!fromEnv && staticRoutes[source] === undefined) continue;
+  for (const source of WEBHOOK_SOURCES) {
+    if (!fromEnv && staticReceivers[source] === undefined) continue;
     app.all(options.paths?.[source] ?? defaultPaths[source], async (c) => {
-      const route = routesFor(c.env)[source];
+      const route: Route | undefined = receiversFor(c.env)[source];
       if (route === undefined) return c.notFound();
       // On @hono/node-server, Node's own request: its plain header object is already parsed, whereas
       // `c.req.header()` would build a Web `Headers` per delivery.
@@ -106,26 +90,8 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       return refused ?? (answered as Response);
     });
   }
-  return Object.assign(app, { receivers: staticRoutes as WebhookAppReceivers });
+  return Object.assign(app, { receivers: staticReceivers });
 }
 
 // The app enforces the receiver's own body limit before handing bytes to it.
 type Route = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
-
-// The three sources' configs as one type, so one loop can build them.
-type AnySourceConfig = Route | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
-
-function toRoutes(config: WebhookSources): Partial<Record<WebhookSource, Route>> {
-  const routes: Partial<Record<WebhookSource, Route>> = {};
-  for (const source of sources) {
-    const sourceConfig = config[source] as AnySourceConfig | undefined;
-    if (sourceConfig !== undefined) routes[source] = toRoute(source, sourceConfig);
-  }
-  return routes;
-}
-
-function toRoute(source: WebhookSource, config: AnySourceConfig): Route {
-  return "handle" in config && typeof config.handle === "function"
-    ? config
-    : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-}

@@ -6,14 +6,8 @@ export {
   type KirimbayarClients,
   type KirimbayarClientsOptions,
 } from "@kirimbayar/core";
-export {
-  createWebhookApp,
-  type WebhookApp,
-  type WebhookAppOptions,
-  type WebhookAppReceivers,
-  type WebhookSourceConfig,
-  type WebhookSources,
-} from "./app.js";
+export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
+export { createWebhookApp, type WebhookApp, type WebhookAppOptions } from "./app.js";
 export {
   type KirimbayarVariables,
   kirimbayarClients,

@@ -10,7 +10,8 @@ export {
   ShippingProClient,
   ShippingStarterClient,
 } from "@kirimbayar/core";
+export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";
-export type { KirimbayarModuleExtras, KirimbayarModuleOptions, WebhookSourceConfig } from "./options.js";
+export type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
 export { KIRIMBAYAR_CLIENTS } from "./tokens.js";

@@ -1,20 +1,12 @@
 import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/core";
-import type { WebhookReceiver, WebhookReceiverOptions, WebhookSource } from "@kirimbayar/core/webhooks";
-
-/** One webhook source: receiver options (the module builds the receiver), or a receiver you built. */
-export type WebhookSourceConfig<S extends WebhookSource> =
-  | WebhookReceiver<S>
-  | Omit<WebhookReceiverOptions<S>, "source">;
+import type { WebhookSource, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
 export interface KirimbayarModuleOptions {
   /** API clients to make injectable by class, e.g. `qris: { apiKey, baseUrl }` provides `QrisClient`. */
   clients?: KirimbayarClientsOptions;
   /** Webhook sources to receive. Each needs at least one decorated handler method and a verification step. */
-  webhooks?: {
-    qris?: WebhookSourceConfig<"qris">;
-    payment?: WebhookSourceConfig<"payment">;
-    orders?: WebhookSourceConfig<"orders">;
+  webhooks?: WebhookSourceConfigs & {
     /** One path segment per source under `webhookPath`. Defaults: `qris`, `payment`, `orders`. */
     paths?: Partial<Record<WebhookSource, string>>;
   };

@@ -1,8 +1,9 @@
 import {
-  createWebhookReceiver,
+  buildWebhookReceivers,
+  DEFAULT_MAX_BODY_BYTES,
+  WEBHOOK_SOURCES,
   type WebhookReceiver,
-  type WebhookReceiverOptions,
-  type WebhookSource,
+  type WebhookReceivers,
 } from "@kirimbayar/core/webhooks";
 import type { KirimbayarModuleOptions } from "./options.js";
 
@@ -14,20 +15,9 @@ export interface WebhookRoute {
 
 /** The receivers built from the module options, by source (for handler discovery) and by path segment. */
 export interface WebhookRoutes {
-  bySource: {
-    qris?: WebhookReceiver<"qris">;
-    payment?: WebhookReceiver<"payment">;
-    orders?: WebhookReceiver<"orders">;
-  };
+  bySource: WebhookReceivers;
   bySegment: ReadonlyMap<string, WebhookRoute>;
 }
-
-const sources = ["qris", "payment", "orders"] as const;
-// Core's default `maxBodyBytes`.
-const DEFAULT_MAX_BODY_BYTES = 65_536;
-
-// The three sources' configs as one type, so one loop can build them.
-type AnySourceConfig = Pick<WebhookReceiver, "handle"> | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
 
 /**
  * Builds the configured receivers. Core throws here for a source without verification, so such an app fails at boot.
@@ -36,23 +26,17 @@ type AnySourceConfig = Pick<WebhookReceiver, "handle"> | Omit<WebhookReceiverOpt
  * const routes = buildWebhookRoutes({ webhooks: { qris: { verify: [tokenVerifier({ secrets: [token], in: "query" })] } } });
  */
 export function buildWebhookRoutes(options: KirimbayarModuleOptions): WebhookRoutes {
-  const bySource: Record<string, unknown> = {};
+  const bySource = buildWebhookReceivers(options.webhooks ?? {});
   const bySegment = new Map<string, WebhookRoute>();
-  for (const source of sources) {
-    const config = options.webhooks?.[source] as AnySourceConfig | undefined;
-    if (config === undefined) continue;
+  for (const source of WEBHOOK_SOURCES) {
+    const receiver: WebhookReceiver | undefined = bySource[source];
+    if (receiver === undefined) continue;
     const segment = options.webhooks?.paths?.[source] ?? source;
     if (!/^[A-Za-z0-9._~-]+$/.test(segment) || bySegment.has(segment)) {
       throw new Error(`KirimbayarModule: webhooks.paths.${source} must be one unique path segment, got "${segment}".`);
     }
-    const receiver =
-      "handle" in config && typeof config.handle === "function"
-        ? config
-        : createWebhookReceiver({ ...(config as Omit<WebhookReceiverOptions<WebhookSource>, "source">), source });
-    const fromConfig = "handle" in config ? undefined : config.maxBodyBytes;
-    const fromReceiver = (receiver as { maxBodyBytes?: number }).maxBodyBytes;
-    bySource[source] = receiver;
-    bySegment.set(segment, { receiver, maxBodyBytes: fromConfig ?? fromReceiver ?? DEFAULT_MAX_BODY_BYTES });
+    // A receiver passed in may be a structural stand-in without `maxBodyBytes`: read up to core's default then.
+    bySegment.set(segment, { receiver, maxBodyBytes: receiver.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
   }
-  return { bySource: bySource as WebhookRoutes["bySource"], bySegment };
+  return { bySource, bySegment };
 }

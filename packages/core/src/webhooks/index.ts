@@ -33,6 +33,13 @@ export {
   qrisUnknownEventSchema,
   qrisWebhookEventSchema,
 } from "./schemas.js";
+export {
+  buildWebhookReceivers,
+  WEBHOOK_SOURCES,
+  type WebhookReceivers,
+  type WebhookSourceConfig,
+  type WebhookSourceConfigs,
+} from "./source-configs.js";
 export type { WebhookEventFor, WebhookEventMap, WebhookEventName, WebhookEventOf } from "./sources.js";
 export { parseWebhookTimestamp } from "./time.js";
 export * from "./verifiers/index.js";
