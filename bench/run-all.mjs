@@ -4,7 +4,8 @@
 // fragments the benchmarks write to bench/results/<name>.md.
 //
 // Each benchmark is a `bench/<name>/run.mjs` that writes `bench/results/<name>.md`. A fragment may declare goal rows
-// for the summary table as HTML comments: `<!-- goal: what | measured | target | pass|fail -->`.
+// for the summary table as HTML comments: `<!-- goal: what | measured | target | pass|fail|unsettled | interval -->`
+// (see bench/lib/stats.mjs).
 //
 // Flags: `--quick` (env KIRIMBAYAR_BENCH_QUICK=1) shortens every run for a smoke test; `--only a,b` runs a subset
 // and keeps the other fragments from earlier runs; `--no-build` uses the packages as they are built.
@@ -13,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { cpus, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseGoalComments } from "./lib/stats.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = dirname(benchDir);
@@ -24,7 +26,7 @@ const BENCHMARKS = [
   {
     name: "adapters",
     title: "Webhook route of each adapter vs its framework's baselines",
-    timeoutMs: 270_000,
+    timeoutMs: 320_000,
     quickArgs: ["--rounds", "1", "--seconds", "2", "--warmup", "1"],
   },
   { name: "webhook-pipeline", title: "Core webhook pipeline micro-benchmark", timeoutMs: 60_000 },
@@ -106,7 +108,7 @@ for (const benchmark of BENCHMARKS) {
   }
 }
 
-const GOAL_PATTERN = /<!--\s*goal:\s*(.+?)\s*\|\s*(.+?)\s*\|\s*(.+?)\s*\|\s*(pass|fail)\s*-->/g;
+const RESULT_WORDS = { pass: "met", fail: "**not met**", unsettled: "unsettled: the interval straddles the goal" };
 const sections = [];
 const goals = [];
 const runRows = [];
@@ -127,8 +129,8 @@ for (const benchmark of BENCHMARKS) {
     );
     continue;
   }
-  for (const [, what, measured, target, result] of fragment.matchAll(GOAL_PATTERN)) {
-    goals.push(`| ${what} | ${measured} | ${target} | ${result === "pass" ? "met" : "**not met**"} |`);
+  for (const { what, measured, target, result, interval } of parseGoalComments(fragment)) {
+    goals.push(`| ${what} | ${measured} | ${interval || "–"} | ${target} | ${RESULT_WORDS[result]} |`);
   }
   sections.push(fragment);
 }
@@ -143,9 +145,15 @@ machine and on what else runs on it; ratios much less.
 
 ## Goals
 
-| What | Measured | Goal | Result |
-| --- | --- | --- | --- |
-${goals.length > 0 ? goals.join("\n") : "| (no goal reported) | | | |"}
+"Measured" is the median of the ratios of paired rounds (each round measures both contenders back to back);
+"interval" is a confidence interval for that median from the same rounds (order statistics, coverage in
+brackets). A goal is met or not met only when the whole interval lies on one side of it; otherwise the run cannot
+tell and the goal is reported as unsettled. On these machines the same route's throughput moves by up to 20 % from
+minute to minute, which is why single medians are not trusted here.
+
+| What | Measured | Interval | Goal | Result |
+| --- | --- | --- | --- | --- |
+${goals.length > 0 ? goals.join("\n") : "| (no goal reported) | | | | |"}
 
 ## Runs
 

@@ -17,6 +17,7 @@ import { LRUCache } from "lru-cache";
 import { Webhook } from "standardwebhooks";
 import Stripe from "stripe";
 import { z } from "zod";
+import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 
 // Each block of events starts from an empty young generation, so one contender's garbage is not collected on the
 // next one's time (a minor GC only: a full one also drops compiled code and would slow the next block down).
@@ -190,12 +191,6 @@ const contenders = [
 ];
 const [kirimbayar, handRolled] = contenders;
 
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
 async function round(index, events) {
   const nsPerEvent = new Map();
   const order = contenders.map((_, i) => contenders[(i + index) % contenders.length]);
@@ -227,7 +222,8 @@ for (const contender of contenders) {
 
 const handRolledMedian = median(samples.get(handRolled));
 const ratio = median(ratios);
-const met = ratio <= GOAL;
+const interval = medianInterval(ratios);
+const result = verdict(interval, GOAL, "at-most");
 const rows = contenders.map((contender) => {
   const ns = median(samples.get(contender));
   return `| ${contender.name} | ${(ns / 1000).toFixed(2)} | ${(ns / handRolledMedian).toFixed(2)}x |`;
@@ -247,9 +243,9 @@ after a minor GC; medians.
 | --- | ---: | ---: |
 ${rows.join("\n")}
 
-kirimbayar / hand-rolled, median of the per-round ratios: **${ratio.toFixed(2)}x** (goal at most ${GOAL}x): **${met ? "met" : "not met"}**.
+kirimbayar / hand-rolled, median of the per-round ratios: **${ratio.toFixed(2)}x**, interval ${formatInterval(interval)} (goal at most ${GOAL}x): **${VERDICT_WORDS[result]}**.
 
-<!-- goal: Webhook verify + parse + dedup vs hand-rolled node:crypto + JSON.parse + zod + lru-cache | ${ratio.toFixed(2)}x | <= ${GOAL}x | ${met ? "pass" : "fail"} -->
+${goalComment({ what: "Webhook verify + parse + dedup vs hand-rolled node:crypto + JSON.parse + zod + lru-cache", measured: `${ratio.toFixed(2)}x`, target: `<= ${GOAL}x`, result, interval: formatInterval(interval) })}
 `;
 mkdirSync(join(benchDir, "results"), { recursive: true });
 writeFileSync(join(benchDir, "results", "webhook-pipeline.md"), fragment);
