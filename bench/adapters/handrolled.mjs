@@ -5,6 +5,8 @@ import { LRUCache } from "lru-cache";
 import { z } from "zod";
 
 export const TOKEN = "bench-webhook-token";
+/** Capacity of the hand-rolled route's cache of seen events; the webhook route's store gets the same. */
+export const HAND_ROLLED_CACHE_ENTRIES = 100_000;
 const expected = Buffer.from(TOKEN);
 
 const qrisEvent = z.object({
@@ -19,7 +21,7 @@ const qrisEvent = z.object({
 
 /** Returns `[status, body]` for one delivery given its token and raw body. */
 export function createHandRolled() {
-  const seen = new LRUCache({ max: 100_000, ttl: 24 * 60 * 60 * 1000 });
+  const seen = new LRUCache({ max: HAND_ROLLED_CACHE_ENTRIES, ttl: 24 * 60 * 60 * 1000 });
   return (token, rawBody) => {
     const given = Buffer.from(typeof token === "string" ? token : "");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {

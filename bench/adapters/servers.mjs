@@ -4,12 +4,13 @@
 //   /webhooks/qris?token=… the kirimbayar adapter (memory store, token verification)
 import "reflect-metadata";
 import { MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
-import { createHandRolled, TOKEN } from "./handrolled.mjs";
+import { createHandRolled, HAND_ROLLED_CACHE_ENTRIES, TOKEN } from "./handrolled.mjs";
 
 const webhookOptions = () => ({
   qris: {
     verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
-    idempotency: { store: new MemoryIdempotencyStore() },
+    // As many entries as the hand-rolled route's cache, so both hold the same working set in memory.
+    idempotency: { store: new MemoryIdempotencyStore({ maxEntries: HAND_ROLLED_CACHE_ENTRIES }) },
   },
 });
 const processed = async () => {};
