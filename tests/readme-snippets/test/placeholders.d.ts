@@ -1,0 +1,29 @@
+// Names the README snippets use for the reader's own code and values: typed loosely on purpose, since any shop's
+// code fits. Package APIs are never declared here: snippets must get those from the packages.
+type OwnFunction = (...args: unknown[]) => Promise<void>;
+
+declare function markPaid(...args: unknown[]): Promise<void>;
+declare function markOrderPaid(...args: unknown[]): Promise<void>;
+declare function markShipped(...args: unknown[]): Promise<void>;
+declare function notifyShipped(...args: unknown[]): Promise<void>;
+declare function showQr(qrString: string): void;
+declare function saveQuote(...args: unknown[]): void;
+declare function mountPost(
+  path: string,
+  handler: (request: import("@kirimbayar/core/webhooks").WebhookHttpRequest) => Promise<unknown>,
+): void;
+declare const handleOrderStatus: import("@kirimbayar/core/webhooks").WebhookHandler<
+  import("@kirimbayar/core/webhooks").OrderStatusWebhook
+>;
+declare const orders: Record<string, OwnFunction>;
+declare const order: { id: string };
+declare const myQrImageUrl: string;
+declare const token: string;
+declare const key: string;
+declare const baseUrl: string;
+declare const redis: import("ioredis").Redis;
+declare const verify: import("@kirimbayar/core/webhooks").RequestVerifier[];
+declare const receiver: import("@kirimbayar/core/webhooks").WebhookReceiver;
+declare class OrdersService {
+  markPaid(...args: unknown[]): Promise<void>;
+}
