@@ -18,7 +18,10 @@ export interface WebhookRouterOptions extends WebhookSourceConfigs {
   getRemoteAddress?: (req: IncomingMessage) => string | undefined;
 }
 
-/** An Express router serving webhooks, with the receivers behind it (e.g. to register handlers on those built from options). */
+/**
+ * An Express router serving webhooks. `receivers` holds the receivers behind it, e.g. to register handlers on those
+ * built from options.
+ */
 export type WebhookRouter = Router & { readonly receivers: WebhookReceivers };
 
 const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
