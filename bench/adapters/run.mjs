@@ -10,6 +10,7 @@ import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { qrisSuccessBody } from "../lib/payloads.mjs";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 import { TOKEN } from "./handrolled.mjs";
 
@@ -32,23 +33,6 @@ const warmupSeconds = Math.min(Number(args.warmup), 30);
 const connections = Math.min(Number(args.connections), 200);
 const GOAL = 0.95;
 
-// `[<id>]` is replaced by autocannon with a fresh id per request: every webhook is a new event.
-const body = (id) =>
-  JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T08:15:00Z",
-    data: {
-      qris_history_id: id,
-      qris_id: "6f1c2a8e-1d7b-4a51-9a3e-0c1f5e2b7d90",
-      amount: 100001,
-      original_amount: 100000,
-      status: "paid",
-      paid_at: "2026-03-01T08:14:58Z",
-      payment_method: "qris",
-      payment_provider: "dana",
-      created_at: "2026-03-01T08:00:00Z",
-    },
-  });
 
 const routes = [
   { name: "bare", path: "/bare", unique: true },
@@ -96,7 +80,8 @@ async function measure(server, route, duration = seconds) {
     url: `http://127.0.0.1:${server.port}${route.path}`,
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: body(route.unique ? "[<id>]" : "always-the-same-event"),
+    // `[<id>]` is replaced by autocannon with a fresh id per request: every webhook is a new event.
+    body: qrisSuccessBody(route.unique ? "[<id>]" : "always-the-same-event"),
     idReplacement: route.unique,
     connections,
     duration,

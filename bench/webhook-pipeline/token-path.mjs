@@ -7,6 +7,7 @@
 import { parseArgs } from "node:util";
 import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createHandRolled, TOKEN } from "../adapters/handrolled.mjs";
+import { qrisSuccessBody } from "../lib/payloads.mjs";
 
 const { values: args } = parseArgs({
   options: { rounds: { type: "string", default: "41" }, events: { type: "string", default: "2000" } },
@@ -17,22 +18,6 @@ const TIME_LIMIT_MS = 60_000;
 
 const url = `http://127.0.0.1:3000/webhooks/qris?token=${TOKEN}`;
 const encoder = new TextEncoder();
-const bodyText = (id) =>
-  JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T08:15:00Z",
-    data: {
-      qris_history_id: id,
-      qris_id: "6f1c2a8e-1d7b-4a51-9a3e-0c1f5e2b7d90",
-      amount: 100001,
-      original_amount: 100000,
-      status: "paid",
-      paid_at: "2026-03-01T08:14:58Z",
-      payment_method: "qris",
-      payment_provider: "dana",
-      created_at: "2026-03-01T08:00:00Z",
-    },
-  });
 // What node's IncomingMessage#headers holds for an autocannon request.
 const headersOf = (length) => ({
   host: "127.0.0.1:3000",
@@ -70,7 +55,7 @@ const contenders = {
   },
   "kirimbayar-duplicate": () => {
     const receiver = makeReceiver();
-    const text = bodyText(1);
+    const text = qrisSuccessBody(1);
     return async () => {
       const rawBody = encoder.encode(text);
       const response = await receiver.handle({ method: "POST", url, headers: headersOf(rawBody.length), rawBody });
@@ -86,7 +71,7 @@ const samples = Object.fromEntries(names.map((name) => [name, []]));
 // an equivalent copy), so the hand-rolled one pays a TextEncoder pass too to keep the comparison even.
 const started = Date.now();
 for (let round = 0; round < ROUNDS && Date.now() - started < TIME_LIMIT_MS; round++) {
-  const texts = Array.from({ length: EVENTS }, () => bodyText(`H-${nextId++}`));
+  const texts = Array.from({ length: EVENTS }, () => qrisSuccessBody(`H-${nextId++}`));
   for (let k = 0; k < names.length; k++) {
     const name = names[(round + k) % names.length];
     const run = runners[name];
