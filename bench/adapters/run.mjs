@@ -33,7 +33,6 @@ const warmupSeconds = Math.min(Number(args.warmup), 30);
 const connections = Math.min(Number(args.connections), 200);
 const GOAL = 0.95;
 
-
 const routes = [
   { name: "bare", path: "/bare", unique: true },
   { name: "handrolled", path: `/handrolled?token=${TOKEN}`, unique: true },
