@@ -52,6 +52,12 @@ describe("buildWebhookReceivers", () => {
     expect(() => buildWebhookReceivers({ qris: { verify: [] } })).toThrow(/insecureNoVerification/);
   });
 
+  it("refuses a configuration that is not an object, with a typed error", () => {
+    expect(() => buildWebhookReceivers(null as never)).toThrow(WebhookConfigurationError);
+    expect(() => buildWebhookReceivers({ qris: "token" as never })).toThrow(/qris: expected a receiver/);
+    expect(() => buildWebhookReceivers({ orders: null as never })).toThrow(WebhookConfigurationError);
+  });
+
   it("types each receiver by its source", () => {
     const receivers = buildWebhookReceivers({ qris: { verify } });
     expectTypeOf(receivers.qris).toEqualTypeOf<WebhookReceiver<"qris"> | undefined>();

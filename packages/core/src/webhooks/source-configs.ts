@@ -1,3 +1,4 @@
+import { WebhookConfigurationError } from "./errors.js";
 import { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from "./receiver.js";
 import type { WebhookSource } from "./verifiers/types.js";
 
@@ -50,10 +51,16 @@ const isReceiver = (config: AnySourceConfig): config is WebhookReceiver =>
  * receivers.qris?.on("payment.success", async (event) => markPaid(event.data.qris_history_id));
  */
 export function buildWebhookReceivers(configs: WebhookSourceConfigs): WebhookReceivers {
+  if (configs === null || typeof configs !== "object") {
+    throw new WebhookConfigurationError("webhook sources must be an object such as { qris: { verify: [...] } }");
+  }
   const receivers: Partial<Record<WebhookSource, WebhookReceiver>> = {};
   for (const source of WEBHOOK_SOURCES) {
     const config = configs[source] as AnySourceConfig | undefined;
     if (config === undefined) continue;
+    if (config === null || typeof config !== "object") {
+      throw new WebhookConfigurationError(`${source}: expected a receiver or receiver options, got ${config}`);
+    }
     receivers[source] = isReceiver(config) ? config : createWebhookReceiver({ ...config, source });
   }
   return receivers as WebhookReceivers;
