@@ -6,6 +6,7 @@ import {
   WEBHOOK_SOURCES,
   WebhookConfigurationError,
   type WebhookReceiver,
+  webhookPathOf,
 } from "../src/webhooks.js";
 import { orderStatus, qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
@@ -69,5 +70,19 @@ describe("WEBHOOK_SOURCES", () => {
   it("lists every source once, in mounting order, and cannot be changed", () => {
     expect(WEBHOOK_SOURCES).toEqual(["qris", "payment", "orders"]);
     expect(Object.isFrozen(WEBHOOK_SOURCES)).toBe(true);
+  });
+});
+
+describe("webhookPathOf", () => {
+  it("mounts each source at /<source> unless a path is given", () => {
+    expect(WEBHOOK_SOURCES.map((source) => webhookPathOf(source))).toEqual(["/qris", "/payment", "/orders"]);
+    expect(webhookPathOf("orders", { orders: "/shipping-status" })).toBe("/shipping-status");
+    expect(webhookPathOf("qris", { orders: "/shipping-status" })).toBe("/qris");
+  });
+
+  it("refuses a path a router would never match, naming the source", () => {
+    expect(() => webhookPathOf("qris", { qris: "qris" })).toThrow(WebhookConfigurationError);
+    expect(() => webhookPathOf("qris", { qris: "qris" })).toThrow(/paths\.qris must be a path starting with "\/"/);
+    expect(() => webhookPathOf("payment", { payment: 42 as never })).toThrow(/paths\.payment .* got 42/);
   });
 });

@@ -5,7 +5,12 @@ export {
   type KirimbayarClients,
   type KirimbayarClientsOptions,
 } from "@kirimbayar/core";
-export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
+export type {
+  WebhookPaths,
+  WebhookReceivers,
+  WebhookSourceConfig,
+  WebhookSourceConfigs,
+} from "@kirimbayar/core/webhooks";
 export { kirimbayarClients } from "./clients.js";
 export { readRawBody, type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
 export { createWebhookRouter, type WebhookRouter, type WebhookRouterOptions } from "./router.js";

@@ -2,10 +2,11 @@ import type { IncomingMessage } from "node:http";
 import {
   buildWebhookReceivers,
   WEBHOOK_SOURCES,
+  type WebhookPaths,
   type WebhookReceiver,
   type WebhookReceivers,
-  type WebhookSource,
   type WebhookSourceConfigs,
+  webhookPathOf,
 } from "@kirimbayar/core/webhooks";
 import { type RequestHandler, Router } from "express";
 import { type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
@@ -13,7 +14,7 @@ import { type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
 /** Options of {@link createWebhookRouter}: the sources to serve (configure only the ones you receive), and more. */
 export interface WebhookRouterOptions extends WebhookSourceConfigs {
   /** Sub-paths under the router's mount point. Defaults: `/qris`, `/payment`, `/orders`. */
-  paths?: Partial<Record<WebhookSource, string>>;
+  paths?: WebhookPaths;
   /** Peer address for IP allowlists; default `req.socket.remoteAddress`. Behind a proxy: `(req) => req.ip`. */
   getRemoteAddress?: (req: IncomingMessage) => string | undefined;
 }
@@ -23,8 +24,6 @@ export interface WebhookRouterOptions extends WebhookSourceConfigs {
  * built from options.
  */
 export type WebhookRouter = Router & { readonly receivers: WebhookReceivers };
-
-const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
 
 /**
  * Builds an Express router answering webhook deliveries. It reads the raw body itself, so it works mounted before
@@ -42,7 +41,7 @@ export function createWebhookRouter(options: WebhookRouterOptions): WebhookRoute
     const receiver: WebhookReceiver | undefined = receivers[source];
     if (receiver === undefined) continue;
     const readOptions = { maxBodyBytes: receiver.maxBodyBytes, getRemoteAddress: options.getRemoteAddress };
-    router.all(options.paths?.[source] ?? defaultPaths[source], webhookHandler(receiver, readOptions));
+    router.all(webhookPathOf(source, options.paths), webhookHandler(receiver, readOptions));
   }
   return Object.assign(router, { receivers });
 }

@@ -32,6 +32,13 @@ describe("createWebhookRouter", () => {
     expect((await request(app).post("/hooks/orders?token=t0ken").type("json").send(order)).status).toBe(404);
   });
 
+  it("refuses a sub-path without a leading slash when the router is built, not at the first delivery", () => {
+    const orders = { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })] };
+    expect(() => createWebhookRouter({ orders, paths: { orders: "shipping-status" } })).toThrow(
+      /paths\.orders must be a path starting with "\/"/,
+    );
+  });
+
   it("passes the socket's peer address to core (IP allowlist), or the one getRemoteAddress returns", async () => {
     const allowOnly = (allow: string) =>
       createWebhookReceiver({ source: "orders", verify: [ipAllowlist({ allow: [allow] })] }).on(

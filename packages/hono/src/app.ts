@@ -2,10 +2,11 @@ import {
   buildWebhookReceivers,
   WEBHOOK_SOURCES,
   type WebhookHttpRequest,
+  type WebhookPaths,
   type WebhookReceiver,
   type WebhookReceivers,
-  type WebhookSource,
   type WebhookSourceConfigs,
+  webhookPathOf,
 } from "@kirimbayar/core/webhooks";
 import { type Context, type Env, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -21,7 +22,7 @@ export interface WebhookAppOptions<E extends Env = Env> extends WebhookSourceCon
    */
   fromEnv?: (env: E["Bindings"]) => WebhookSourceConfigs;
   /** Sub-paths under the mount point. Defaults: `/qris`, `/payment`, `/orders`. */
-  paths?: Partial<Record<WebhookSource, string>>;
+  paths?: WebhookPaths;
   /**
    * Peer address for IP allowlists. Hono has no runtime-neutral way to read it: on Node pass
    * `(c) => getConnInfo(c).remote.address` from `@hono/node-server/conninfo` (Bun, Deno, Workers have their own
@@ -32,8 +33,6 @@ export interface WebhookAppOptions<E extends Env = Env> extends WebhookSourceCon
 
 /** A Hono app serving webhooks; `receivers` holds the receivers of a static configuration. */
 export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: WebhookReceivers };
-
-const defaultPaths: Record<WebhookSource, string> = { qris: "/qris", payment: "/payment", orders: "/orders" };
 
 /**
  * Builds a Hono app answering webhook deliveries; mount it with `app.route("/webhooks", webhooks)`. It reads the
@@ -65,7 +64,7 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
   };
   for (const source of WEBHOOK_SOURCES) {
     if (!fromEnv && staticReceivers[source] === undefined) continue;
-    app.all(options.paths?.[source] ?? defaultPaths[source], async (c) => {
+    app.all(webhookPathOf(source, options.paths), async (c) => {
       const route: Route | undefined = receiversFor(c.env)[source];
       if (route === undefined) return c.notFound();
       // On @hono/node-server, Node's own request: its plain header object is already parsed, whereas

@@ -6,7 +6,12 @@ export {
   type KirimbayarClients,
   type KirimbayarClientsOptions,
 } from "@kirimbayar/core";
-export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
+export type {
+  WebhookPaths,
+  WebhookReceivers,
+  WebhookSourceConfig,
+  WebhookSourceConfigs,
+} from "@kirimbayar/core/webhooks";
 export { createWebhookApp, type WebhookApp, type WebhookAppOptions } from "./app.js";
 export {
   type KirimbayarVariables,

@@ -25,6 +25,18 @@ describe("createWebhookApp", () => {
     expect((await post(app, "/webhooks/qris")).status).toBe(404);
   });
 
+  it("mounts sources at custom sub-paths and refuses one without a leading slash", async () => {
+    const orders = { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })] };
+    const webhooks = createWebhookApp({ orders, paths: { orders: "/shipping-status" } });
+    webhooks.receivers.orders?.on("order.status", () => {});
+    const app = new Hono().route("/webhooks", webhooks);
+    expect((await post(app, "/webhooks/shipping-status?token=t0ken")).status).toBe(200);
+    expect((await post(app, "/webhooks/orders?token=t0ken")).status).toBe(404);
+    expect(() => createWebhookApp({ orders, paths: { orders: "shipping-status" } })).toThrow(
+      /paths\.orders must be a path starting with "\/"/,
+    );
+  });
+
   it("builds the sources from c.env once per env object (Workers bindings)", async () => {
     const fromEnv = vi.fn((env: Bindings) => ({
       orders: createWebhookReceiver({

@@ -36,9 +36,11 @@ export {
 export {
   buildWebhookReceivers,
   WEBHOOK_SOURCES,
+  type WebhookPaths,
   type WebhookReceivers,
   type WebhookSourceConfig,
   type WebhookSourceConfigs,
+  webhookPathOf,
 } from "./source-configs.js";
 export type { WebhookEventFor, WebhookEventMap, WebhookEventName, WebhookEventOf } from "./sources.js";
 export { parseWebhookTimestamp } from "./time.js";

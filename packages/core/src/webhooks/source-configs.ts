@@ -35,6 +35,34 @@ export interface WebhookReceivers {
 /** Every webhook source, in the order adapters mount them. */
 export const WEBHOOK_SOURCES: readonly WebhookSource[] = Object.freeze(["qris", "payment", "orders"]);
 
+/**
+ * Where an adapter mounts each source, relative to the adapter's own mount point. Unset sources use
+ * `/<source>`: `/qris`, `/payment`, `/orders`.
+ *
+ * @example
+ * const paths: WebhookPaths = { orders: "/shipping-status" };
+ */
+export type WebhookPaths = Partial<Record<WebhookSource, string>>;
+
+/**
+ * The sub-path an adapter mounts `source` at: `paths[source]`, else `/<source>`. Throws a
+ * `WebhookConfigurationError` for a path that is not a string starting with `/` (a router would silently never
+ * match it). Express and Hono adapters share this.
+ *
+ * @example
+ * webhookPathOf("qris"); // "/qris"
+ * webhookPathOf("orders", { orders: "/shipping-status" }); // "/shipping-status"
+ */
+export function webhookPathOf(source: WebhookSource, paths?: WebhookPaths): string {
+  const path: unknown = paths?.[source] ?? `/${source}`;
+  if (typeof path !== "string" || !path.startsWith("/")) {
+    throw new WebhookConfigurationError(
+      `paths.${source} must be a path starting with "/", got ${JSON.stringify(path)}`,
+    );
+  }
+  return path;
+}
+
 // The three sources' configs as one type, so one loop can build them.
 type AnySourceConfig = WebhookReceiver | Omit<WebhookReceiverOptions<WebhookSource>, "source">;
 
