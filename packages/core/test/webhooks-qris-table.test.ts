@@ -1,9 +1,10 @@
 // Table of good and hostile deliveries for the QR payment events receiver (token in the registered URL's query).
-import { describe, expect, it } from "vitest";
+import { expect } from "vitest";
 import type { WebhookHttpRequest } from "../src/webhooks/contract.js";
 import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
 import type { DeliveredEvent } from "./support/webhook-requests.js";
-import { bodyOf, qrisExpired, qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
+import { qrisExpired, qrisSuccess } from "./support/webhook-requests.js";
+import { describeWebhookTable, silentLogger, type WebhookTableRow } from "./support/webhook-table.js";
 
 const TOKEN = "qr-token-current-4f9a2c";
 const OLD_TOKEN = "qr-token-previous-77b1e0";
@@ -20,19 +21,7 @@ function deliver(body: unknown, overrides: Partial<WebhookHttpRequest> = {}): Pa
 const big = qrisSuccess({ note: "x".repeat(70 * 1024) });
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
-interface Row {
-  name: string;
-  request: Partial<WebhookHttpRequest>;
-  /** Sent first, each must be answered 200 (replays). */
-  before?: Partial<WebhookHttpRequest>[];
-  status: number;
-  /** Handler calls over the whole row. */
-  calls: number;
-  message?: RegExp;
-  check?: (events: DeliveredEvent[]) => void;
-}
-
-const rows: Row[] = [
+const rows: WebhookTableRow[] = [
   // Good deliveries.
   { name: "payment.success as the spec writes it", request: deliver(qrisSuccess()), status: 200, calls: 1 },
   { name: "payment.expired as the spec writes it", request: deliver(qrisExpired()), status: 200, calls: 1 },
@@ -381,32 +370,18 @@ const rows: Row[] = [
   },
 ];
 
-describe("QR payment webhook receiver: request table", () => {
-  it("has at least 50 rows", () => expect(rows.length).toBeGreaterThanOrEqual(50));
-
-  it.each(rows)("$name → $status", async (row) => {
-    const events: DeliveredEvent[] = [];
-    const receiver = createWebhookReceiver({
+describeWebhookTable({
+  title: "QR payment webhook receiver: request table",
+  rows,
+  setup: (events) => ({
+    receiver: createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: SECRETS, in: "query", name: "token" })],
-      logger: { error: () => {} },
-    });
-    receiver.onAny((event) => {
+      logger: silentLogger,
+    }).onAny((event) => {
       events.push(event as DeliveredEvent);
-    });
-    for (const earlier of row.before ?? []) {
-      expect((await receiver.handle(webhookRequest(earlier))).status).toBe(200);
-    }
-    const response = await receiver.handle(webhookRequest(row.request));
-    const body = bodyOf(response);
-
-    expect(response.status).toBe(row.status);
-    expect(body.success).toBe(row.status === 200);
-    expect(response.headers["content-type"]).toMatch(/^application\/json/);
-    expect(events).toHaveLength(row.calls);
-    if (row.message !== undefined) expect(body.message).toMatch(row.message);
-    for (const secret of SECRETS) expect(response.body).not.toContain(secret);
-    if (row.status === 405) expect(response.headers.allow).toBe("POST");
-    row.check?.(events);
-  });
+    }),
+  }),
+  secrets: SECRETS,
+  allow: "POST",
 });
