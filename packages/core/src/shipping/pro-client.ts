@@ -1,21 +1,10 @@
-import type { z } from "zod";
 import type { ApiResponse } from "../http/api-response.js";
 import type { ClientOptions, RequestOptions } from "../http/options.js";
-import type { FieldValue } from "../http/request-body.js";
-import { Transport } from "../http/transport.js";
-import { parseRequestInput } from "../http/validate-input.js";
-import { cachedRequest } from "./cached-request.js";
-import {
-  type LegacyKeyOptions,
-  legacyCredentials,
-  legacyOperation,
-  resultsList,
-  singleResult,
-} from "./legacy-wrapper.js";
-import { createLookupCache, type LookupCache, type LookupCacheOptions } from "./lookup-cache.js";
+import { LegacyRequests } from "./legacy-requests.js";
+import { type LegacyKeyOptions, resultsList, singleResult } from "./legacy-wrapper.js";
+import type { LookupCacheOptions } from "./lookup-cache.js";
 import {
   type CityQueryInput,
-  cityQueryInputSchema,
   type InternationalDestinationQueryInput,
   type InternationalOriginQueryInput,
   internationalDestinationQueryInputSchema,
@@ -33,7 +22,6 @@ import {
   type ProvinceQueryInput,
   type ProWaybill,
   type ProWaybillInput,
-  proCitySchema,
   proCostInputSchema,
   proCostResultSchema,
   proCurrencySchema,
@@ -41,9 +29,7 @@ import {
   proInternationalCostResultSchema,
   proInternationalDestinationSchema,
   proInternationalOriginSchema,
-  proProvinceSchema,
   proSubdistrictSchema,
-  provinceQueryInputSchema,
   proWaybillInputSchema,
   proWaybillSchema,
   type SubdistrictQueryInput,
@@ -51,8 +37,6 @@ import {
 } from "./pro-schemas.js";
 
 // Response schemas built once, not per call: building one costs more than parsing a response with it.
-const provincesResult = resultsList(proProvinceSchema);
-const citiesResult = resultsList(proCitySchema);
 const subdistrictsResult = resultsList(proSubdistrictSchema);
 const internationalOriginsResult = resultsList(proInternationalOriginSchema);
 const internationalDestinationsResult = resultsList(proInternationalDestinationSchema);
@@ -110,12 +94,10 @@ export interface ShippingProClientOptions extends ClientOptions<ShippingProOpera
  * for (const courier of data.results) for (const s of courier.costs) console.log(courier.code, s.service, s.cost[0]?.value);
  */
 export class ShippingProClient {
-  readonly #transport: Transport;
-  readonly #cache: LookupCache<ApiResponse<unknown>> | undefined;
+  readonly #requests: LegacyRequests<ShippingProOperation>;
 
   constructor(options: ShippingProClientOptions) {
-    this.#transport = new Transport(options, legacyCredentials(options));
-    this.#cache = createLookupCache(options.cache, options.clock ?? Date.now);
+    this.#requests = new LegacyRequests(options, SHIPPING_PRO_PATHS);
   }
 
   /**
@@ -125,8 +107,7 @@ export class ShippingProClient {
    * const { data } = await pro.listProvinces({ id: "9" });
    */
   async listProvinces(input: ProvinceQueryInput = {}, options?: RequestOptions): Promise<ApiResponse<ProProvince[]>> {
-    const query = parseRequestInput(provinceQueryInputSchema, input, "listProvinces");
-    return this.#lookup("listProvinces", query, provincesResult, options);
+    return this.#requests.listProvinces(input, options);
   }
 
   /**
@@ -136,8 +117,7 @@ export class ShippingProClient {
    * const { data } = await pro.listCities({ province: "9" });
    */
   async listCities(input: CityQueryInput = {}, options?: RequestOptions): Promise<ApiResponse<ProCity[]>> {
-    const query = parseRequestInput(cityQueryInputSchema, input, "listCities");
-    return this.#lookup("listCities", query, citiesResult, options);
+    return this.#requests.listCities(input, options);
   }
 
   /**
@@ -150,8 +130,7 @@ export class ShippingProClient {
     input: SubdistrictQueryInput,
     options?: RequestOptions,
   ): Promise<ApiResponse<ProSubdistrict[]>> {
-    const query = parseRequestInput(subdistrictQueryInputSchema, input, "listSubdistricts");
-    return this.#lookup("listSubdistricts", query, subdistrictsResult, options);
+    return this.#requests.lookup("listSubdistricts", subdistrictQueryInputSchema, input, subdistrictsResult, options);
   }
 
   /**
@@ -163,8 +142,7 @@ export class ShippingProClient {
    *   destinationType: "city", weight: 1000, courier: "jne", length: 20, width: 10, height: 5 });
    */
   async calculateCost(input: ProCostInput, options?: RequestOptions): Promise<ApiResponse<ProCostResult>> {
-    const form = parseRequestInput(proCostInputSchema, input, "calculateCost");
-    return this.#post("calculateCost", form, proCostResultSchema, options);
+    return this.#requests.post("calculateCost", proCostInputSchema, input, proCostResultSchema, options);
   }
 
   /**
@@ -177,8 +155,13 @@ export class ShippingProClient {
     input: InternationalOriginQueryInput = {},
     options?: RequestOptions,
   ): Promise<ApiResponse<ProInternationalOrigin[]>> {
-    const query = parseRequestInput(internationalOriginQueryInputSchema, input, "listInternationalOrigins");
-    return this.#lookup("listInternationalOrigins", query, internationalOriginsResult, options);
+    return this.#requests.lookup(
+      "listInternationalOrigins",
+      internationalOriginQueryInputSchema,
+      input,
+      internationalOriginsResult,
+      options,
+    );
   }
 
   /**
@@ -191,8 +174,13 @@ export class ShippingProClient {
     input: InternationalDestinationQueryInput = {},
     options?: RequestOptions,
   ): Promise<ApiResponse<ProInternationalDestination[]>> {
-    const query = parseRequestInput(internationalDestinationQueryInputSchema, input, "listInternationalDestinations");
-    return this.#lookup("listInternationalDestinations", query, internationalDestinationsResult, options);
+    return this.#requests.lookup(
+      "listInternationalDestinations",
+      internationalDestinationQueryInputSchema,
+      input,
+      internationalDestinationsResult,
+      options,
+    );
   }
 
   /**
@@ -205,8 +193,13 @@ export class ShippingProClient {
     input: ProInternationalCostInput,
     options?: RequestOptions,
   ): Promise<ApiResponse<ProInternationalCostResult>> {
-    const form = parseRequestInput(proInternationalCostInputSchema, input, "calculateInternationalCost");
-    return this.#post("calculateInternationalCost", form, proInternationalCostResultSchema, options);
+    return this.#requests.post(
+      "calculateInternationalCost",
+      proInternationalCostInputSchema,
+      input,
+      proInternationalCostResultSchema,
+      options,
+    );
   }
 
   /**
@@ -216,10 +209,7 @@ export class ShippingProClient {
    * const { data } = await pro.getCurrency(); // { value: 16250, ... }
    */
   async getCurrency(options?: RequestOptions): Promise<ApiResponse<ProCurrency>> {
-    return this.#transport.request(
-      Object.assign(this.#base("getCurrency", "GET"), { schema: currencyResult }),
-      options,
-    );
+    return this.#requests.get("getCurrency", currencyResult, options);
   }
 
   /**
@@ -229,34 +219,6 @@ export class ShippingProClient {
    * const { data } = await pro.trackWaybill({ waybill: "SOCAG00183235715", courier: "jnt" });
    */
   async trackWaybill(input: ProWaybillInput, options?: RequestOptions): Promise<ApiResponse<ProWaybill>> {
-    const form = parseRequestInput(proWaybillInputSchema, input, "trackWaybill");
-    return this.#post("trackWaybill", form, waybillResult, options);
-  }
-
-  #base(operation: ShippingProOperation, method: "GET" | "POST") {
-    return legacyOperation(operation, SHIPPING_PRO_PATHS[operation], method);
-  }
-
-  #lookup<T>(
-    operation: ShippingProOperation,
-    query: Record<string, FieldValue>,
-    schema: z.ZodType<T>,
-    options: RequestOptions | undefined,
-  ): Promise<ApiResponse<T>> {
-    return cachedRequest(
-      this.#transport,
-      this.#cache,
-      Object.assign(this.#base(operation, "GET"), { query, schema }),
-      options,
-    );
-  }
-
-  #post<T>(
-    operation: ShippingProOperation,
-    form: Record<string, FieldValue>,
-    schema: z.ZodType<T>,
-    options: RequestOptions | undefined,
-  ): Promise<ApiResponse<T>> {
-    return this.#transport.request(Object.assign(this.#base(operation, "POST"), { body: { form }, schema }), options);
+    return this.#requests.post("trackWaybill", proWaybillInputSchema, input, waybillResult, options);
   }
 }

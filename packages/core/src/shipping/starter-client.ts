@@ -1,29 +1,17 @@
-import type { z } from "zod";
 import type { ApiResponse } from "../http/api-response.js";
 import type { ClientOptions, RequestOptions } from "../http/options.js";
-import type { FieldValue } from "../http/request-body.js";
-import { Transport } from "../http/transport.js";
-import { parseRequestInput } from "../http/validate-input.js";
-import { cachedRequest } from "./cached-request.js";
-import { type KeyPlacement, legacyCredentials, legacyOperation, resultsList } from "./legacy-wrapper.js";
-import { createLookupCache, type LookupCache, type LookupCacheOptions } from "./lookup-cache.js";
+import { LegacyRequests } from "./legacy-requests.js";
+import type { KeyPlacement } from "./legacy-wrapper.js";
+import type { LookupCacheOptions } from "./lookup-cache.js";
 import {
   type CityQueryInput,
-  cityQueryInputSchema,
   type ProCity,
   type ProCostResult,
   type ProProvince,
   type ProvinceQueryInput,
-  proCitySchema,
   proCostResultSchema,
-  proProvinceSchema,
-  provinceQueryInputSchema,
 } from "./pro-schemas.js";
 import { type StarterCostInput, starterCostInputSchema } from "./starter-schemas.js";
-
-// Response schemas built once, not per call: building one costs more than parsing a response with it.
-const provincesResult = resultsList(proProvinceSchema);
-const citiesResult = resultsList(proCitySchema);
 
 /** Operation names of {@link ShippingStarterClient}, also the keys of its `paths` option. */
 export type ShippingStarterOperation = "listProvinces" | "listCities" | "calculateCost";
@@ -61,12 +49,10 @@ export interface ShippingStarterClientOptions extends ClientOptions<ShippingStar
  * const { data } = await starter.calculateCost({ origin: "501", destination: "114", weight: 1700, courier: "jne" });
  */
 export class ShippingStarterClient {
-  readonly #transport: Transport;
-  readonly #cache: LookupCache<ApiResponse<unknown>> | undefined;
+  readonly #requests: LegacyRequests<ShippingStarterOperation>;
 
   constructor(options: ShippingStarterClientOptions) {
-    this.#transport = new Transport(options, legacyCredentials(options));
-    this.#cache = createLookupCache(options.cache, options.clock ?? Date.now);
+    this.#requests = new LegacyRequests(options, SHIPPING_STARTER_PATHS);
   }
 
   /**
@@ -76,8 +62,7 @@ export class ShippingStarterClient {
    * const { data } = await starter.listProvinces();
    */
   async listProvinces(input: ProvinceQueryInput = {}, options?: RequestOptions): Promise<ApiResponse<ProProvince[]>> {
-    const query = parseRequestInput(provinceQueryInputSchema, input, "listProvinces");
-    return this.#lookup("listProvinces", query, provincesResult, options);
+    return this.#requests.listProvinces(input, options);
   }
 
   /**
@@ -87,8 +72,7 @@ export class ShippingStarterClient {
    * const { data } = await starter.listCities({ province: "5" });
    */
   async listCities(input: CityQueryInput = {}, options?: RequestOptions): Promise<ApiResponse<ProCity[]>> {
-    const query = parseRequestInput(cityQueryInputSchema, input, "listCities");
-    return this.#lookup("listCities", query, citiesResult, options);
+    return this.#requests.listCities(input, options);
   }
 
   /**
@@ -98,28 +82,6 @@ export class ShippingStarterClient {
    * const { data } = await starter.calculateCost({ origin: 501, destination: 114, weight: 1000, courier: ["jne", "pos"] });
    */
   async calculateCost(input: StarterCostInput, options?: RequestOptions): Promise<ApiResponse<ProCostResult>> {
-    const form = parseRequestInput(starterCostInputSchema, input, "calculateCost");
-    return this.#transport.request(
-      Object.assign(this.#base("calculateCost", "POST"), { body: { form }, schema: proCostResultSchema }),
-      options,
-    );
-  }
-
-  #base(operation: ShippingStarterOperation, method: "GET" | "POST") {
-    return legacyOperation(operation, SHIPPING_STARTER_PATHS[operation], method);
-  }
-
-  #lookup<T>(
-    operation: ShippingStarterOperation,
-    query: Record<string, FieldValue>,
-    schema: z.ZodType<T>,
-    options: RequestOptions | undefined,
-  ): Promise<ApiResponse<T>> {
-    return cachedRequest(
-      this.#transport,
-      this.#cache,
-      Object.assign(this.#base(operation, "GET"), { query, schema }),
-      options,
-    );
+    return this.#requests.post("calculateCost", starterCostInputSchema, input, proCostResultSchema, options);
   }
 }
