@@ -1,56 +1,33 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createShopRuntime, type ShopConfig, type ShopRuntime } from "@kirimbayar/example-shop-domain";
+import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
 import { createApp } from "./app.js";
 
-/** A running shop. */
-export interface RunningShop {
-  /** Base URL the shop listens on, e.g. `http://127.0.0.1:3000`. */
-  url: string;
-  runtime: ShopRuntime;
-  close(): Promise<void>;
-}
-
-/** Options of {@link startShop}. */
-export interface StartShopOptions {
-  /** `fetch` for the API clients (tests and the demo pass the fake provider's). */
-  fetch?: typeof fetch;
-  now?: () => Date;
-}
+export type { RunningShop, StartShopOptions };
 
 /**
  * Starts the Express shop on `config.host:config.port` (port 0 picks a free one) and registers its order webhook
- * when the order service is configured.
+ * when the order service is configured. The Express part is how the app listens and closes; {@link serveShop} does
+ * the rest, as in the Hono shop.
  *
  * @example
  * const shop = await startShop(loadShopConfig(process.env));
  * console.log(`shop on ${shop.url}`);
  */
-export async function startShop(config: ShopConfig, options: StartShopOptions = {}): Promise<RunningShop> {
-  let listeningUrl = "";
-  const runtime = await createShopRuntime(config, {
-    ...options,
-    publicBaseUrl: () => config.publicBaseUrl ?? listeningUrl,
+export function startShop(config: ShopConfig, options: StartShopOptions = {}): Promise<RunningShop> {
+  return serveShop(config, options, async (runtime) => {
+    const app = createApp(runtime);
+    const server = await new Promise<Server>((resolve, reject) => {
+      const started = app.listen(config.port, config.host, (error?: Error) =>
+        error ? reject(error) : resolve(started),
+      );
+    });
+    return {
+      port: (server.address() as AddressInfo).port,
+      async close() {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      },
+    };
   });
-  const app = createApp(runtime);
-  const server = await new Promise<import("node:http").Server>((resolve, reject) => {
-    const started = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(started)));
-  });
-  const { port } = server.address() as AddressInfo;
-  listeningUrl = `http://${config.host}:${port}`;
-  try {
-    await runtime.registerOrderWebhook();
-  } catch (error) {
-    await new Promise((resolve) => server.close(resolve));
-    await runtime.close();
-    throw error;
-  }
-  return {
-    url: listeningUrl,
-    runtime,
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await runtime.close();
-    },
-  };
 }

@@ -37,4 +37,11 @@ export {
 export { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
 export { type CostOption, type QuoteOption, rankCostOptions } from "./shipping-quote.js";
 export { type CreatedOrder, type DestinationView, Shop, type ShopClients, type ShopOptions } from "./shop.js";
+export {
+  type ListeningServer,
+  type RunningShop,
+  runShopFromEnv,
+  type StartShopOptions,
+  serveShop,
+} from "./start-shop.js";
 export { ShopWebhookHandlers, type UnmatchedWebhook } from "./webhook-handlers.js";

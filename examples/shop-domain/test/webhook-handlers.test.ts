@@ -4,41 +4,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { Order } from "../src/order.js";
 import { InMemoryOrderRepository } from "../src/order-repository.js";
 import { ShopWebhookHandlers } from "../src/webhook-handlers.js";
+import { orderDraft } from "./support/order-draft.js";
 
 const NOW = new Date("2026-03-02T03:00:00Z");
-
-function draft(): Omit<Order, "id"> {
-  return {
-    status: "awaiting_payment",
-    customer: { name: "Sari", email: "sari@example.test", phone: "081234567890" },
-    items: [{ name: "Kopi Gayo 250 g", quantity: 1, price: 85_000, weight: 250 }],
-    subtotal: 85_000,
-    shipping: {
-      courier_code: "jne",
-      courier_name: "JNE",
-      service: "REG",
-      cost: 15_000,
-      etd: { min: 2, max: 3, unit: "day", raw: "2-3 day" },
-      destination_id: 230_201,
-    },
-    total: 100_000,
-    weight: 250,
-    payments: [
-      {
-        method: "qris",
-        state: "pending",
-        history_id: "qr-1",
-        qris_string: "000201",
-        original_amount: 100_000,
-        final_amount: 100_137,
-        expires_at: undefined,
-      },
-    ],
-    cnote: undefined,
-    created_at: NOW.toISOString(),
-    events: [],
-  };
-}
 
 const paid = (amount: number, historyId = "qr-1"): QrisPaymentSuccessEvent =>
   fixtures.qrisPaymentSuccess({
@@ -60,10 +28,23 @@ describe("ShopWebhookHandlers", () => {
   beforeEach(async () => {
     orders = new InMemoryOrderRepository();
     handlers = new ShopWebhookHandlers(orders, () => NOW);
-    order = await orders.create(draft());
+    order = await orders.create(orderDraft());
   });
 
   const current = async () => (await orders.get(order.id))!;
+  /** Adds a pending virtual-account payment `KPAY-9` of Rp100.000 to the order. */
+  const addPendingVa = () =>
+    orders.update(order.id, (o) => {
+      o.payments.push({
+        method: "va",
+        state: "pending",
+        payment_id: "KPAY-9",
+        bank_code: "BCA",
+        va_number: "1",
+        amount: 100_000,
+        expires_at: undefined,
+      });
+    });
 
   it("reconciles against final_amount (with the unique code), not the order total", async () => {
     await handlers.qrisPaid(paid(100_000));
@@ -75,7 +56,7 @@ describe("ShopWebhookHandlers", () => {
       detail: "QR qr-1 paid Rp100.000 but Rp100.137 was quoted",
     });
 
-    const other = await orders.create(draft());
+    const other = await orders.create(orderDraft());
     await orders.update(other.id, (o) => {
       if (o.payments[0]?.method === "qris") o.payments[0].history_id = "qr-2";
     });
@@ -85,17 +66,7 @@ describe("ShopWebhookHandlers", () => {
 
   it("flags a second payment of a paid order for a refund instead of changing it", async () => {
     await handlers.qrisPaid(paid(100_137));
-    await orders.update(order.id, (o) => {
-      o.payments.push({
-        method: "va",
-        state: "pending",
-        payment_id: "KPAY-9",
-        bank_code: "BCA",
-        va_number: "1",
-        amount: 100_000,
-        expires_at: undefined,
-      });
-    });
+    await addPendingVa();
     await handlers.paymentCallback({ payment_id: "KPAY-9", status: "PAID", amount: 100_000 });
     const after = await current();
     expect(after.status).toBe("paid");
@@ -104,33 +75,13 @@ describe("ShopWebhookHandlers", () => {
   });
 
   it("finds the order of a callback that carries only the order id", async () => {
-    await orders.update(order.id, (o) => {
-      o.payments.push({
-        method: "va",
-        state: "pending",
-        payment_id: "KPAY-9",
-        bank_code: "BCA",
-        va_number: "1",
-        amount: 100_000,
-        expires_at: undefined,
-      });
-    });
+    await addPendingVa();
     await handlers.paymentCallback({ order_id: order.id, status: "PAID", amount: 100_000 });
     expect((await current()).status).toBe("paid");
   });
 
   it("expires an order only when none of its payments is still open", async () => {
-    await orders.update(order.id, (o) => {
-      o.payments.push({
-        method: "va",
-        state: "pending",
-        payment_id: "KPAY-9",
-        bank_code: "BCA",
-        va_number: "1",
-        amount: 100_000,
-        expires_at: undefined,
-      });
-    });
+    await addPendingVa();
     await handlers.qrisExpired({
       event: "payment.expired",
       timestamp: NOW.toISOString(),

@@ -1,0 +1,87 @@
+import { loadShopConfig, type ShopConfig, ShopConfigError } from "./config.js";
+import { createShopRuntime, type ShopRuntime } from "./runtime.js";
+
+/** A running shop, as the Express and Hono examples' `startShop` returns it. */
+export interface RunningShop {
+  /** Base URL the shop listens on, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  runtime: ShopRuntime;
+  close(): Promise<void>;
+}
+
+/** Options of the Express and Hono examples' `startShop`. */
+export interface StartShopOptions {
+  /** `fetch` for the API clients (tests and the demo pass the fake provider's). */
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+/** A framework's server once it listens: the port it got, and how to stop it. */
+export interface ListeningServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The start-up sequence of the Express and Hono shops; `listen` is the framework's part. Builds the {@link ShopRuntime}
+ * (whose public URL is `PUBLIC_BASE_URL`, or else the address the server listens on), has `listen` serve it on
+ * `config.host:config.port` (port 0 picks a free one), then registers the order webhook when the order service is
+ * configured. When registering fails, it closes the server and the runtime and rethrows.
+ *
+ * @example
+ * const shop = await serveShop(config, {}, async (runtime) => {
+ *   const server = createApp(runtime).listen(config.port, config.host);
+ *   await once(server, "listening");
+ *   return { port: (server.address() as AddressInfo).port, close: () => promisify(server.close.bind(server))() };
+ * });
+ * console.log(`shop on ${shop.url}`);
+ */
+export async function serveShop(
+  config: ShopConfig,
+  options: StartShopOptions,
+  listen: (runtime: ShopRuntime) => Promise<ListeningServer>,
+): Promise<RunningShop> {
+  let listeningUrl = "";
+  const runtime = await createShopRuntime(config, {
+    ...options,
+    publicBaseUrl: () => config.publicBaseUrl ?? listeningUrl,
+  });
+  const server = await listen(runtime);
+  listeningUrl = `http://${config.host}:${server.port}`;
+  const close = async () => {
+    await server.close();
+    await runtime.close();
+  };
+  try {
+    await runtime.registerOrderWebhook();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url: listeningUrl, runtime, close };
+}
+
+/**
+ * A shop's `main`: starts it from the environment variables (a bad configuration prints which variables are wrong and
+ * exits 1), logs where it listens, and closes it on SIGINT or SIGTERM.
+ *
+ * @example
+ * await runShopFromEnv("Express", startShop);
+ */
+export async function runShopFromEnv(
+  framework: string,
+  startShop: (config: ShopConfig) => Promise<RunningShop>,
+): Promise<void> {
+  try {
+    const shop = await startShop(loadShopConfig(process.env));
+    console.log(`${framework} shop listening on ${shop.url} (webhook idempotency store: ${shop.runtime.storeKind})`);
+    const stop = () => {
+      shop.close().then(() => process.exit(0));
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  } catch (error) {
+    console.error(error instanceof ShopConfigError ? error.message : error);
+    process.exit(1);
+  }
+}
