@@ -1,13 +1,4 @@
 import { defineConfig } from "tsdown";
+import { libraryConfig } from "../../tsdown.base.ts";
 
-export default defineConfig({
-  entry: { index: "src/index.ts" },
-  format: ["esm", "cjs"],
-  dts: true,
-  sourcemap: false,
-  clean: true,
-  platform: "node",
-  target: "node20.19",
-  fixedExtension: false,
-  checks: { legacyCjs: false, pluginTimings: false },
-});
+export default defineConfig(libraryConfig("node", { entry: { index: "src/index.ts" } }));
