@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     projects: [
       "packages/*/vitest.config.ts",
+      // The Express adapter's tests once more, against Express 4.
+      "packages/express/vitest.express4.config.ts",
       "examples/*/vitest.config.ts",
       "tests/*/vitest.config.ts",
       "bench/vitest.config.ts",

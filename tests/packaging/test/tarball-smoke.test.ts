@@ -23,6 +23,7 @@ const consumerPeers: Record<string, string> = {
 const packages = readPublishedPackages();
 const entryPoints = packages.flatMap((pkg) => pkg.entryPoints);
 let consumerDir = "";
+let tarballs: Record<string, string> = {};
 
 async function packAll(into: string): Promise<Record<string, string>> {
   const tarballs: Record<string, string> = {};
@@ -54,7 +55,7 @@ beforeAll(async () => {
   consumerDir = await mkdtemp(join(tmpdir(), "kirimbayar-consumer-"));
   const tarballDir = join(consumerDir, "tarballs");
   await mkdir(tarballDir);
-  const tarballs = await packAll(tarballDir);
+  tarballs = await packAll(tarballDir);
   await writeFile(
     join(consumerDir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, dependencies: { ...tarballs, ...peersNeededBy(packages) } }),
@@ -184,5 +185,107 @@ describe("the packed NestJS adapter on NestJS 11 (CommonJS)", () => {
       bad: 401,
       seen: ["ORD-11"],
     });
+  });
+});
+
+// An Express 4 app, as many shops still run, with `express.json()` mounted globally before the webhook router: the
+// packed adapter resolves `express` to the app's copy (a peer), reads the bytes the parser kept through its `verify`
+// hook, and its declarations type-check against @types/express 4.
+const express4App = `
+const express = require("express");
+const { createWebhookRouter } = require("@kirimbayar/express");
+const { tokenVerifier } = require("@kirimbayar/core/webhooks");
+const seen = [];
+const app = express();
+app.use(express.json({ verify: (req, _res, buf) => { req.rawBody = buf; } }));
+const webhooks = createWebhookRouter({ orders: { verify: [tokenVerifier({ secrets: "t0ken-express4", in: "query" })] } });
+webhooks.receivers.orders.onOrderStatus("Dikirim", (event) => { seen.push(event.order_no); });
+app.use("/webhooks", webhooks);
+const server = app.listen(0, "127.0.0.1", async () => {
+  const base = "http://127.0.0.1:" + server.address().port;
+  const send = (token) => fetch(base + "/webhooks/orders?token=" + token, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ order_no: "ORD-4", cnote: "JP4", status: "Dikirim" }),
+  });
+  const good = await send("t0ken-express4");
+  const bad = await send("wrong");
+  console.log(JSON.stringify({ version: require("express/package.json").version, good: good.status, bad: bad.status, seen }));
+  server.close();
+});
+`;
+
+const express4Consumer = `import express = require("express");
+import { createWebhookRouter, kirimbayarClients } from "@kirimbayar/express";
+import { tokenVerifier } from "@kirimbayar/core/webhooks";
+
+const app = express();
+const webhooks = createWebhookRouter({ orders: { verify: [tokenVerifier({ secrets: "t", in: "query" })] } });
+webhooks.receivers.orders?.onOrderStatus("Dikirim", async (event) => {
+  const waybill: string = String(event.cnote);
+  void waybill;
+});
+app.use("/webhooks", webhooks);
+app.use(kirimbayarClients({ shipping: { apiKey: "k", baseUrl: "https://shipping.example.id" } }));
+app.get("/quote", (_req: express.Request, res: express.Response) => {
+  res.json({ configured: res.locals.kirimbayar?.shipping !== undefined });
+});
+`;
+
+describe("the packed Express adapter on Express 4", () => {
+  let express4Dir = "";
+
+  beforeAll(async () => {
+    express4Dir = await mkdtemp(join(tmpdir(), "kirimbayar-express4-"));
+    const dependencies = {
+      "@kirimbayar/core": tarballs["@kirimbayar/core"],
+      "@kirimbayar/express": tarballs["@kirimbayar/express"],
+      express: "4.22.3",
+      "@types/express": "4.17.25",
+      zod: consumerPeers.zod,
+      "@types/node": consumerPeers["@types/node"],
+    };
+    await writeFile(join(express4Dir, "package.json"), JSON.stringify({ name: "express4-consumer", dependencies }));
+    await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+      cwd: express4Dir,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  });
+
+  afterAll(async () => {
+    if (express4Dir) await rm(express4Dir, { recursive: true, force: true });
+  });
+
+  it("answers a verified webhook behind a global express.json() and refuses a forged one (CommonJS)", async () => {
+    const { stdout } = await run(process.execPath, ["-e", express4App], { cwd: express4Dir, timeout: 60_000 });
+    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toEqual({
+      version: "4.22.3",
+      good: 200,
+      bad: 401,
+      seen: ["ORD-4"],
+    });
+  });
+
+  it("type-checks an Express 4 app against the adapter's declarations", async () => {
+    await writeFile(join(express4Dir, "app.cts"), express4Consumer);
+    await writeFile(
+      join(express4Dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "node16",
+          moduleResolution: "node16",
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          types: ["node"],
+          skipLibCheck: false,
+          lib: ["es2023", "dom"],
+        },
+        files: ["app.cts"],
+      }),
+    );
+    const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+    const result = await run(process.execPath, [tsc, "-p", express4Dir]).catch((error) => error);
+    expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
   });
 });
