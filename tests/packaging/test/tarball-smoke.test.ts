@@ -50,6 +50,35 @@ function peersNeededBy(all: PublishedPackage[]): Record<string, string> {
   );
 }
 
+/** Installs a consumer's dependencies with npm: only what the tarballs and the registry ship, no install scripts. */
+const npmInstall = (cwd: string) =>
+  run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+
+/**
+ * Type-checks `file` in `dir` strictly, library declarations included, with the module settings of
+ * `compilerOptions`; returns what tsc printed ("" when the check is clean).
+ */
+async function typeCheck(dir: string, file: string, compilerOptions: object | undefined): Promise<string> {
+  const strict = {
+    target: "es2022",
+    strict: true,
+    noEmit: true,
+    types: ["node"],
+    skipLibCheck: false,
+    lib: ["es2023", "dom"],
+  };
+  await writeFile(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { ...compilerOptions, ...strict }, files: [file] }),
+  );
+  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+  const result = await run(process.execPath, [tsc, "-p", dir]).catch((error) => error);
+  return `${result.stdout ?? ""}${result.stderr ?? ""}`;
+}
+
 beforeAll(async () => {
   // Outside the workspace, so nothing resolves through pnpm's links: only what the tarballs ship.
   consumerDir = await mkdtemp(join(tmpdir(), "kirimbayar-consumer-"));
@@ -60,10 +89,7 @@ beforeAll(async () => {
     join(consumerDir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, dependencies: { ...tarballs, ...peersNeededBy(packages) } }),
   );
-  await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
-    cwd: consumerDir,
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  await npmInstall(consumerDir);
 });
 
 afterAll(async () => {
@@ -122,26 +148,28 @@ describe("packed tarballs in a plain Node consumer", () => {
       // Legacy CJS projects (the NestJS CLI template) compile with esModuleInterop, which zod's own types need here.
       node10: { module: "commonjs", moduleResolution: "node10", ignoreDeprecations: "5.0", esModuleInterop: true },
     }[resolution];
-    await writeFile(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          ...compilerOptions,
-          target: "es2022",
-          strict: true,
-          noEmit: true,
-          types: ["node"],
-          skipLibCheck: false,
-          lib: ["es2023", "dom"],
-        },
-        files: [file],
-      }),
-    );
-    const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
-    const result = await run(process.execPath, [tsc, "-p", dir]).catch((error) => error);
-    expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
+    expect(await typeCheck(dir, file, compilerOptions)).toBe("");
   });
 });
+
+/**
+ * JavaScript for a consumer app that listens on `base` and pushes handled order numbers to `seen`: sends one order
+ * status webhook with the right token and one with a wrong token, then prints the framework's version (read from
+ * `versionFile`), both statuses and `seen` as one JSON line.
+ */
+const sendVerifiedAndForged = (token: string, orderNo: string, versionFile: string) => `
+  const send = (token) => fetch(base + "/webhooks/orders?token=" + token, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ order_no: ${JSON.stringify(orderNo)}, cnote: "JP1", status: "Dikirim" }),
+  });
+  const good = await send(${JSON.stringify(token)});
+  const bad = await send("wrong");
+  const version = require(${JSON.stringify(versionFile)}).version;
+  console.log(JSON.stringify({ version, good: good.status, bad: bad.status, seen }));`;
+
+/** The last line a consumer script printed, parsed. */
+const lastJsonLine = (stdout: string): unknown => JSON.parse(stdout.trim().split("\n").at(-1) ?? "");
 
 // A CommonJS NestJS 11 app, as most Nest users have: the packed adapter boots, discovers a decorated handler and
 // answers a real webhook over HTTP (the workspace's own tests run it on NestJS 12).
@@ -164,14 +192,7 @@ Module({
   const app = await NestFactory.create(AppModule, { rawBody: true, logger: false });
   await app.listen(0, "127.0.0.1");
   const base = (await app.getUrl()).replace("[::1]", "127.0.0.1");
-  const send = (token) => fetch(base + "/webhooks/orders?token=" + token, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ order_no: "ORD-11", cnote: "JP11", status: "Dikirim" }),
-  });
-  const good = await send("t0ken-nest11");
-  const bad = await send("wrong");
-  console.log(JSON.stringify({ version: require("@nestjs/core/package.json").version, good: good.status, bad: bad.status, seen }));
+${sendVerifiedAndForged("t0ken-nest11", "ORD-11", "@nestjs/core/package.json")}
   await app.close();
 })().catch((error) => { console.error(error); process.exit(1); });
 `;
@@ -179,7 +200,7 @@ Module({
 describe("the packed NestJS adapter on NestJS 11 (CommonJS)", () => {
   it("boots, runs a decorated handler for a verified webhook and refuses a forged one", async () => {
     const { stdout } = await run(process.execPath, ["-e", nest11App], { cwd: consumerDir, timeout: 60_000 });
-    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toEqual({
+    expect(lastJsonLine(stdout)).toEqual({
       version: "11.2.10",
       good: 200,
       bad: 401,
@@ -203,14 +224,7 @@ webhooks.receivers.orders.onOrderStatus("Dikirim", (event) => { seen.push(event.
 app.use("/webhooks", webhooks);
 const server = app.listen(0, "127.0.0.1", async () => {
   const base = "http://127.0.0.1:" + server.address().port;
-  const send = (token) => fetch(base + "/webhooks/orders?token=" + token, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ order_no: "ORD-4", cnote: "JP4", status: "Dikirim" }),
-  });
-  const good = await send("t0ken-express4");
-  const bad = await send("wrong");
-  console.log(JSON.stringify({ version: require("express/package.json").version, good: good.status, bad: bad.status, seen }));
+${sendVerifiedAndForged("t0ken-express4", "ORD-4", "express/package.json")}
   server.close();
 });
 `;
@@ -246,10 +260,7 @@ describe("the packed Express adapter on Express 4", () => {
       "@types/node": consumerPeers["@types/node"],
     };
     await writeFile(join(express4Dir, "package.json"), JSON.stringify({ name: "express4-consumer", dependencies }));
-    await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"], {
-      cwd: express4Dir,
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await npmInstall(express4Dir);
   });
 
   afterAll(async () => {
@@ -258,7 +269,7 @@ describe("the packed Express adapter on Express 4", () => {
 
   it("answers a verified webhook behind a global express.json() and refuses a forged one (CommonJS)", async () => {
     const { stdout } = await run(process.execPath, ["-e", express4App], { cwd: express4Dir, timeout: 60_000 });
-    expect(JSON.parse(stdout.trim().split("\n").at(-1) ?? "")).toEqual({
+    expect(lastJsonLine(stdout)).toEqual({
       version: "4.22.3",
       good: 200,
       bad: 401,
@@ -268,24 +279,6 @@ describe("the packed Express adapter on Express 4", () => {
 
   it("type-checks an Express 4 app against the adapter's declarations", async () => {
     await writeFile(join(express4Dir, "app.cts"), express4Consumer);
-    await writeFile(
-      join(express4Dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "node16",
-          moduleResolution: "node16",
-          target: "es2022",
-          strict: true,
-          noEmit: true,
-          types: ["node"],
-          skipLibCheck: false,
-          lib: ["es2023", "dom"],
-        },
-        files: ["app.cts"],
-      }),
-    );
-    const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
-    const result = await run(process.execPath, [tsc, "-p", express4Dir]).catch((error) => error);
-    expect(`${result.stdout ?? ""}${result.stderr ?? ""}`).toBe("");
+    expect(await typeCheck(express4Dir, "app.cts", { module: "node16", moduleResolution: "node16" })).toBe("");
   });
 });
