@@ -8,6 +8,8 @@ export default defineConfig({
       "packages/express/vitest.express4.config.ts",
       "examples/*/vitest.config.ts",
       "tests/*/vitest.config.ts",
+      // The conformance table once more, through the Express adapter on Express 4.
+      "tests/conformance/vitest.express4.config.ts",
       "bench/vitest.config.ts",
     ],
   },

@@ -1,5 +1,8 @@
 import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { createWebhookRouter } from "@kirimbayar/express";
+import express from "express";
+import expressPackage from "express/package.json" with { type: "json" };
+import { afterEach, describe, expect, inject, it } from "vitest";
 import {
   type AdapterUnderTest,
   adapters,
@@ -77,7 +80,27 @@ async function runCase(adapter: AdapterUnderTest, row: ConformanceCase, track: (
   expect(recorder.calls).toEqual(row.calls);
 }
 
-describe.each(adapters)("$name adapter", (adapter) => {
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Only these adapters (vitest.express4.config.ts runs the Express one alone); all when unset. */
+    conformanceAdapters?: AdapterUnderTest["name"][];
+    /** The Express major the project loads; unset means the workspace's Express 5. */
+    expressMajor?: number;
+  }
+}
+
+const selected = inject("conformanceAdapters");
+const adaptersUnderTest = selected ? adapters.filter((adapter) => selected.includes(adapter.name)) : adapters;
+
+it("runs the Express adapter on the Express major this project targets", () => {
+  expect(Number(expressPackage.version.split(".")[0])).toBe(inject("expressMajor") ?? 5);
+  // Route layers are instances of a class private to each copy of Express: the adapter's router uses this copy.
+  const router = createWebhookRouter(sourceOptions());
+  const probe = express.Router().all("/probe", () => {});
+  expect(router.stack[0]?.constructor).toBe(probe.stack[0]?.constructor);
+});
+
+describe.each(adaptersUnderTest)("$name adapter", (adapter) => {
   let running: RunningApp | undefined;
   afterEach(async () => {
     await running?.close();
