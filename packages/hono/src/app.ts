@@ -17,8 +17,9 @@ import { perEnv } from "./per-env.js";
 /** Options of {@link createWebhookApp}. */
 export interface WebhookAppOptions<E extends Env = Env> extends WebhookSourceConfigs {
   /**
-   * Builds the sources from `c.env` (Workers bindings) instead of the static fields above; called once per env
-   * object. Return ready receivers with their handlers registered.
+   * Builds the sources from `c.env` (Workers bindings) instead of the static fields above; called once per set of
+   * bindings, also where `c.env` is a new object per request (@hono/node-server, Deno). Return ready receivers with
+   * their handlers registered.
    */
   fromEnv?: (env: E["Bindings"]) => WebhookSourceConfigs;
   /** Sub-paths under the mount point. Defaults: `/qris`, `/payment`, `/orders`. */

@@ -9,7 +9,7 @@ export interface KirimbayarVariables {
 
 /**
  * Hono middleware that puts the configured API clients in `c.var.kirimbayar`. Pass a function of `c.env` to read
- * keys from Workers bindings; its result is built once per env object and reused.
+ * keys from Workers bindings; its result is built once per set of bindings and reused.
  *
  * @example
  * app.use(kirimbayarClients((env: { QRIS_API_KEY: string }) => ({ qris: { apiKey: env.QRIS_API_KEY, baseUrl } })));

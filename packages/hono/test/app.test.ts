@@ -128,6 +128,38 @@ describe("createWebhookApp", () => {
     }
   });
 
+  it("builds fromEnv sources once on @hono/node-server, whose env is a new object per request", async () => {
+    const shipped = vi.fn();
+    const fromEnv = vi.fn(() => ({
+      orders: createWebhookReceiver({
+        source: "orders",
+        verify: [tokenVerifier({ secrets: ["t0ken"], in: "query" })],
+      }).on("order.status", shipped),
+    }));
+    const app = new Hono().route("/webhooks", createWebhookApp({ fromEnv }));
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const send = () =>
+        fetch(`http://127.0.0.1:${port}/webhooks/orders?token=t0ken`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: order,
+        });
+      expect((await send()).status).toBe(200);
+      // The same event again: one receiver, one memory store, so it is recognised and not processed twice.
+      const duplicate = await send();
+      expect(duplicate.status).toBe(200);
+      expect(await duplicate.json()).toEqual({ success: true, message: "Duplicate of an event already processed" });
+      expect(shipped).toHaveBeenCalledOnce();
+      expect(fromEnv).toHaveBeenCalledOnce();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("honours a ready receiver's maxBodyBytes above the 64 KiB default", async () => {
     const orders = createWebhookReceiver({
       source: "orders",
