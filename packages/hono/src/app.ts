@@ -52,14 +52,14 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
     ? perEnv((env: E["Bindings"]) => buildWebhookReceivers(fromEnv(env)))
     : () => staticReceivers;
   // `incoming` is Node's request on @hono/node-server (see below), read once per delivery by the route.
-  const toRequest = (c: Context<E>, rawBody: Uint8Array, incoming: NodeIncoming | undefined): WebhookHttpRequest => ({
+  const toRequest = (c: Context<E>, rawBody: unknown, incoming: NodeIncoming | undefined): WebhookHttpRequest => ({
     method: c.req.method,
     url: c.req.url,
     headers: incoming?.headers ?? c.req.raw.headers,
     rawBody,
     remoteAddress: options.getRemoteAddress?.(c),
   });
-  const answer = async (c: Context<E>, route: Route, rawBody: Uint8Array, incoming: NodeIncoming | undefined) => {
+  const answer = async (c: Context<E>, route: Route, rawBody: unknown, incoming: NodeIncoming | undefined) => {
     const response = await route.handle(toRequest(c, rawBody, incoming));
     return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
   };
@@ -78,7 +78,11 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       if (typeof declared === "string" && chunked === undefined) {
         // A declared length is what Node's parser then delivers, so it is checked before anything is read.
         if (Number(declared) > route.maxBodyBytes) return oversized();
-        const direct = incoming && canReadDirectly(incoming, c.req.bodyCache ?? {}) ? incoming : undefined;
+      }
+      // A middleware already read the body through c.req: the stream is spent, Hono holds what it read.
+      if (hasEntries(c.req.bodyCache)) return answer(c, route, await bodyReadBefore(c, route), incoming);
+      if (typeof declared === "string" && chunked === undefined) {
+        const direct = incoming && canReadDirectly(incoming) ? incoming : undefined;
         // Otherwise `arrayBuffer()` still lets @hono/node-server read the socket without building Web streams.
         const rawBody = direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer());
         return answer(c, route, rawBody, incoming);
@@ -95,3 +99,25 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
 
 // The app enforces the receiver's own body limit before handing bytes to it.
 type Route = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
+
+// Without building a key array per delivery, as Object.keys would.
+function hasEntries(object: object): boolean {
+  for (const _ in object) return true;
+  return false;
+}
+
+/**
+ * The body a middleware already read through `c.req`. Hono keeps it: as text after `json()` or `text()`, whose UTF-8
+ * encoding gives the bytes back, or as the bytes themselves after `arrayBuffer()` or `blob()`. Past the limit core
+ * gets `limit + 1` bytes (413). Only a parsed form, or an older Hono's `json()` cache (the parsed value, whose
+ * re-serialisation is not what was signed and hides duplicate keys), has lost the bytes: core gets the parsed value
+ * and answers 500 naming the fix.
+ */
+async function bodyReadBefore(c: Context, route: Route): Promise<unknown> {
+  const cache = c.req.bodyCache;
+  if (cache.text !== undefined || cache.arrayBuffer !== undefined || cache.blob !== undefined) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    return bytes.byteLength > route.maxBodyBytes ? bytes.subarray(0, route.maxBodyBytes + 1) : bytes;
+  }
+  return (await (cache.json ?? cache.formData)) ?? {};
+}

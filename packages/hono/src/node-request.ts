@@ -26,17 +26,16 @@ export function nodeIncomingOf(env: unknown): NodeIncoming | undefined {
 }
 
 /**
- * Whether the body can be read from Node's stream directly: nobody has started reading it (no middleware went
- * through `c.req`, whose cache then serves the body) and it is still raw bytes (no `setEncoding`, no `rawBody`
- * that a host such as Cloud Functions already consumed).
+ * Whether the body can be read from Node's stream directly: nobody has started reading it and it is still raw bytes
+ * (no `setEncoding`, no `rawBody` that a host such as Cloud Functions already consumed). The app has already ruled
+ * out a body read through `c.req`, whose cache then serves it.
  */
-export function canReadDirectly(incoming: NodeIncoming, honoBodyCache: object): boolean {
+export function canReadDirectly(incoming: NodeIncoming): boolean {
   return (
     !incoming.readableDidRead &&
     !incoming.readableEnded &&
     incoming.readableEncoding === null &&
-    !("rawBody" in incoming) &&
-    Object.keys(honoBodyCache).length === 0
+    !("rawBody" in incoming)
   );
 }
 

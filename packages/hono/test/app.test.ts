@@ -1,8 +1,9 @@
+import { createHmac } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
-import { Hono } from "hono";
+import { callbackKeyVerifier, createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { type Context, Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { createWebhookApp } from "../src/index.js";
 
@@ -158,6 +159,63 @@ describe("createWebhookApp", () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  describe("a body a middleware already read through c.req (no Content-Length, so no direct read)", () => {
+    // Bytes a JSON round trip would change (spacing), signed as sent: only the exact bytes verify.
+    const callbackKey = "callback-key-for-tests";
+    const signedBody = '{ "status":"PAID",  "payment_id":"KPAY-7", "amount": 150000 }';
+    const signature = createHmac("sha256", callbackKey).update(signedBody).digest("hex");
+    const paymentApp = (readFirst: (c: Context) => Promise<unknown>, maxBodyBytes?: number) => {
+      const paid = vi.fn();
+      const payment = createWebhookReceiver({
+        source: "payment",
+        verify: [callbackKeyVerifier({ secrets: [callbackKey] })],
+        logger: {},
+        ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      }).on("payment.callback", paid);
+      const app = new Hono()
+        .use(async (c, next) => {
+          await readFirst(c);
+          await next();
+        })
+        .route("/w", createWebhookApp({ payment }));
+      const deliver = (body = signedBody) =>
+        app.request("/w/payment", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-callback-api-key": signature },
+          body,
+        });
+      return { deliver, paid };
+    };
+
+    it.each([
+      ["c.req.json()", (c: Context) => c.req.json()],
+      ["c.req.text()", (c: Context) => c.req.text()],
+      ["c.req.arrayBuffer()", (c: Context) => c.req.arrayBuffer()],
+    ])("gets the exact signed bytes back after %s", async (_name, readFirst) => {
+      const { deliver, paid } = paymentApp(readFirst);
+      const response = await deliver();
+      expect(response.status).toBe(200);
+      expect(paid).toHaveBeenCalledOnce();
+    });
+
+    it("still answers 413 past the receiver's limit", async () => {
+      const { deliver, paid } = paymentApp((c) => c.req.text(), 100);
+      const response = await deliver(signedBody.padEnd(500, " "));
+      expect(response.status).toBe(413);
+      expect(paid).not.toHaveBeenCalled();
+    });
+
+    it("answers 500 naming the fix when only a parsed value is left (an older Hono's json() cache)", async () => {
+      const { deliver, paid } = paymentApp(async (c) => {
+        c.req.bodyCache.json = Promise.resolve(JSON.parse(signedBody));
+      });
+      const response = await deliver();
+      expect(response.status).toBe(500);
+      expect((await response.json()).message).toMatch(/already-parsed object.*c\.req\.text\(\)/);
+      expect(paid).not.toHaveBeenCalled();
+    });
   });
 
   it("honours a ready receiver's maxBodyBytes above the 64 KiB default", async () => {
