@@ -20,7 +20,7 @@ describe("perEnv", () => {
   });
 
   it("builds again when a binding's value differs, and for a missing env once", () => {
-    const build = vi.fn((env: { TOKEN?: string } | undefined) => ({ token: env?.TOKEN }));
+    const build = vi.fn((env: { TOKEN?: string; DEBUG?: boolean } | undefined) => ({ token: env?.TOKEN }));
     const built = perEnv(build);
     expect(built({ TOKEN: "a" }).token).toBe("a");
     expect(built({ TOKEN: "rotated" }).token).toBe("rotated");
