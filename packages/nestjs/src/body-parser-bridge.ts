@@ -23,6 +23,15 @@ export class BodyParserErrorBridge implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // Webhooks read Node's request stream and mount Express middleware; on another platform every delivery would
+    // fail, so the app refuses to start instead. Clients alone work on any platform.
+    const platform = this.adapterHost.httpAdapter?.getType?.();
+    if (this.routes.bySegment.size > 0 && platform !== undefined && platform !== "express") {
+      throw new Error(
+        `KirimbayarModule: webhooks need the Express platform (@nestjs/platform-express); this app runs on ` +
+          `"${platform}". Create the app with the default Express adapter, or configure only API clients.`,
+      );
+    }
     const app = this.adapterHost.httpAdapter?.getInstance?.() as
       | { use?: (handler: (...args: never[]) => void) => void }
       | undefined;

@@ -183,3 +183,24 @@ describe("KirimbayarModule clients", () => {
     ).rejects.toThrow(/ShippingClient is provided but clients\.shipping is not configured/);
   });
 });
+
+describe("KirimbayarModule on the Fastify platform", () => {
+  async function bootOnFastify(options: Parameters<typeof KirimbayarModule.forRoot>[0]) {
+    const { FastifyAdapter } = await import("@nestjs/platform-fastify");
+    const moduleRef = await Test.createTestingModule({ imports: [KirimbayarModule.forRoot(options)] }).compile();
+    const app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+    close = () => app.close();
+    return app;
+  }
+
+  it("refuses to start with webhooks, naming the platform it needs", async () => {
+    const app = await bootOnFastify({ webhooks: { orders } });
+    await expect(app.init()).rejects.toThrow(/webhooks need the Express platform .* runs on "fastify"/);
+  });
+
+  it("starts with API clients only, which work on any platform", async () => {
+    const app = await bootOnFastify({ clients: { shipping: apiOptions } });
+    await app.init();
+    expect(app.get(ShippingClient)).toBeInstanceOf(ShippingClient);
+  });
+});
