@@ -102,6 +102,44 @@ describe("KirimbayarModule webhooks", () => {
   });
 });
 
+describe("KirimbayarModule under a global prefix (app.setGlobalPrefix)", () => {
+  it("serves the webhooks under it, and hands bodies Nest's parser refused to core", async () => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [KirimbayarModule.forRoot({ webhooks: { payment, orders } })],
+      providers: [PaymentHandlers, ShippingHandlers],
+    }).compile();
+    const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+    app.setGlobalPrefix("api");
+    close = () => app.close();
+    await app.init();
+    const server = app.getHttpServer();
+    const paid = await request(server)
+      .post("/api/webhooks/payment")
+      .set("content-type", "application/json")
+      .set("x-callback-api-key", signature)
+      .send(callback);
+    expect(paid.status).toBe(200);
+    expect(calls).toHaveBeenCalledWith("payment", expect.objectContaining({ payment_id: "KPAY-1" }));
+    // Malformed JSON: Nest's parser fails first; core still checks the signature and answers 401, not Nest's 400.
+    const malformed = await request(server)
+      .post("/api/webhooks/payment")
+      .set("content-type", "application/json")
+      .set("x-callback-api-key", "0".repeat(64))
+      .send("{not json");
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.success).toBe(false);
+    // Larger than Nest's parser allows (100 kB): core's 413 and body.
+    const huge = await request(server)
+      .post("/api/webhooks/orders?token=t0ken")
+      .type("json")
+      .send(JSON.stringify({ order_no: "ORD-1", cnote: "JP1", status: "Dikirim", note: "x".repeat(200_000) }));
+    expect(huge.status).toBe(413);
+    expect(huge.body).toEqual({ success: false, message: expect.stringMatching(/larger than/) });
+    expect((await request(server).post("/webhooks/payment").type("json").send(callback)).status).toBe(404);
+    expect(calls).toHaveBeenCalledOnce();
+  });
+});
+
 describe("KirimbayarModule boot checks", () => {
   it("fails when a configured source has no handler method", async () => {
     await expect(
