@@ -81,6 +81,22 @@ describe("a host app that already parses bodies", () => {
     expect(onCallback).not.toHaveBeenCalled();
   });
 
+  it("lets express.json() mounted first refuse a malformed or oversized body itself: never 2xx, no handler", async () => {
+    const { receiver, onCallback } = paymentReceiver();
+    const app = express()
+      .use(express.json({ limit: "1kb" }))
+      .use("/webhooks", createWebhookRouter({ payment: receiver }));
+    const send = (text: string) =>
+      request(app)
+        .post("/webhooks/payment")
+        .set("content-type", "application/json")
+        .set("x-callback-api-key", signature)
+        .send(text);
+    expect((await send("{not json")).status).toBe(400);
+    expect((await send(JSON.stringify({ note: "x".repeat(2_000) }))).status).toBe(413);
+    expect(onCallback).not.toHaveBeenCalled();
+  });
+
   it("uses the Buffer express.raw() left on req.body", async () => {
     const { receiver, onCallback } = paymentReceiver();
     const app = express()
