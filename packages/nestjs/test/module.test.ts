@@ -51,17 +51,17 @@ async function boot(imports: unknown[], providers: unknown[], rawBody = true) {
   return { app, server: app.getHttpServer() };
 }
 
+/** Posts a payment callback (signed with the test key unless `signedWith` says otherwise) to `path`. */
+const postCallback = (server: Parameters<typeof request>[0], path: string, body = callback, signedWith = signature) =>
+  request(server).post(path).set("content-type", "application/json").set("x-callback-api-key", signedWith).send(body);
+
 describe("KirimbayarModule webhooks", () => {
   it("dispatches to decorated provider methods (one order status only)", async () => {
     const { server } = await boot(
       [KirimbayarModule.forRoot({ webhooks: { payment, orders } })],
       [PaymentHandlers, ShippingHandlers],
     );
-    const paid = await request(server)
-      .post("/webhooks/payment")
-      .set("content-type", "application/json")
-      .set("x-callback-api-key", signature)
-      .send(callback);
+    const paid = await postCallback(server, "/webhooks/payment");
     expect(paid.status).toBe(200);
     const order = (status: string) =>
       request(server)
@@ -78,11 +78,7 @@ describe("KirimbayarModule webhooks", () => {
 
   it("answers 500 naming { rawBody: true } when the app was created without it", async () => {
     const { server } = await boot([KirimbayarModule.forRoot({ webhooks: { payment } })], [PaymentHandlers], false);
-    const response = await request(server)
-      .post("/webhooks/payment")
-      .set("content-type", "application/json")
-      .set("x-callback-api-key", signature)
-      .send(callback);
+    const response = await postCallback(server, "/webhooks/payment");
     expect(response.status).toBe(500);
     expect(response.body.success).toBe(false);
     expect(response.body.message).toMatch(/rawBody: true/);
@@ -113,19 +109,11 @@ describe("KirimbayarModule under a global prefix (app.setGlobalPrefix)", () => {
     close = () => app.close();
     await app.init();
     const server = app.getHttpServer();
-    const paid = await request(server)
-      .post("/api/webhooks/payment")
-      .set("content-type", "application/json")
-      .set("x-callback-api-key", signature)
-      .send(callback);
+    const paid = await postCallback(server, "/api/webhooks/payment");
     expect(paid.status).toBe(200);
     expect(calls).toHaveBeenCalledWith("payment", expect.objectContaining({ payment_id: "KPAY-1" }));
     // Malformed JSON: Nest's parser fails first; core still checks the signature and answers 401, not Nest's 400.
-    const malformed = await request(server)
-      .post("/api/webhooks/payment")
-      .set("content-type", "application/json")
-      .set("x-callback-api-key", "0".repeat(64))
-      .send("{not json");
+    const malformed = await postCallback(server, "/api/webhooks/payment", "{not json", "0".repeat(64));
     expect(malformed.status).toBe(401);
     expect(malformed.body.success).toBe(false);
     // Larger than Nest's parser allows (100 kB): core's 413 and body.
