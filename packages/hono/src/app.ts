@@ -1,6 +1,7 @@
 import {
   buildWebhookReceivers,
   WEBHOOK_SOURCES,
+  WebhookConfigurationError,
   type WebhookHttpRequest,
   type WebhookPaths,
   type WebhookReceiver,
@@ -47,6 +48,13 @@ export type WebhookApp<E extends Env = Env> = Hono<E> & { readonly receivers: We
 export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions<E>): WebhookApp<E> {
   const app = new Hono<E>();
   const fromEnv = options.fromEnv;
+  const alsoStatic = WEBHOOK_SOURCES.filter((source) => options[source] !== undefined);
+  if (fromEnv && alsoStatic.length > 0) {
+    // The two do not merge; ignoring the static ones would leave their routes answering 404.
+    throw new WebhookConfigurationError(
+      `createWebhookApp: pass the sources either statically or through fromEnv, not both (also given: ${alsoStatic.join(", ")})`,
+    );
+  }
   const staticReceivers: WebhookReceivers = fromEnv ? {} : buildWebhookReceivers(options);
   const receiversFor = fromEnv
     ? perEnv((env: E["Bindings"]) => buildWebhookReceivers(fromEnv(env)))

@@ -2,7 +2,13 @@ import { createHmac } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
-import { callbackKeyVerifier, createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import {
+  callbackKeyVerifier,
+  createWebhookReceiver,
+  ipAllowlist,
+  tokenVerifier,
+  WebhookConfigurationError,
+} from "@kirimbayar/core/webhooks";
 import { type Context, Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { createWebhookApp } from "../src/index.js";
@@ -127,6 +133,12 @@ describe("createWebhookApp", () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it("refuses static sources next to fromEnv, which would otherwise be ignored", () => {
+    const orders = { verify: [tokenVerifier({ secrets: ["t0ken"], in: "query" })] };
+    expect(() => createWebhookApp({ orders, fromEnv: () => ({}) })).toThrow(WebhookConfigurationError);
+    expect(() => createWebhookApp({ orders, fromEnv: () => ({}) })).toThrow(/not both \(also given: orders\)/);
   });
 
   it("builds fromEnv sources once on @hono/node-server, whose env is a new object per request", async () => {
