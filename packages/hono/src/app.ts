@@ -83,13 +83,12 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1), incoming);
       const declared = incoming ? incoming.headers["content-length"] : c.req.header("content-length");
       const chunked = incoming ? incoming.headers["transfer-encoding"] : c.req.header("transfer-encoding");
-      if (typeof declared === "string" && chunked === undefined) {
-        // A declared length is what Node's parser then delivers, so it is checked before anything is read.
-        if (Number(declared) > route.maxBodyBytes) return oversized();
-      }
+      // A declared length is what Node's parser then delivers, so it is checked before anything is read.
+      const lengthDeclared = typeof declared === "string" && chunked === undefined;
+      if (lengthDeclared && Number(declared) > route.maxBodyBytes) return oversized();
       // A middleware already read the body through c.req: the stream is spent, Hono holds what it read.
       if (hasEntries(c.req.bodyCache)) return answer(c, route, await bodyReadBefore(c, route), incoming);
-      if (typeof declared === "string" && chunked === undefined) {
+      if (lengthDeclared) {
         const direct = incoming && canReadDirectly(incoming) ? incoming : undefined;
         // Otherwise `arrayBuffer()` still lets @hono/node-server read the socket without building Web streams.
         const rawBody = direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer());
