@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import { Inject, Injectable, type OnModuleInit } from "@nestjs/common";
 import { HttpAdapterHost } from "@nestjs/core";
 import { KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
@@ -27,7 +28,7 @@ export class BodyParserErrorBridge implements OnModuleInit {
     // fail, so the app refuses to start instead. Clients alone work on any platform.
     const platform = this.adapterHost.httpAdapter?.getType?.();
     if (this.routes.bySegment.size > 0 && platform !== undefined && platform !== "express") {
-      throw new Error(
+      throw new WebhookConfigurationError(
         `KirimbayarModule: webhooks need the Express platform (@nestjs/platform-express); this app runs on ` +
           `"${platform}". Create the app with the default Express adapter, or configure only API clients.`,
       );

@@ -1,4 +1,5 @@
 import {
+  ConfigurationError,
   KIRIMBAYAR_CLIENT_CLASSES as clientClasses,
   createClients,
   type KirimbayarClientName,
@@ -27,7 +28,8 @@ export function clientProviders(names: readonly KirimbayarClientName[]): Provide
     useFactory: (clients: Partial<KirimbayarClients>) => {
       const client = clients[name];
       if (client === undefined) {
-        throw new Error(
+        throw new ConfigurationError(
+          "clients",
           `KirimbayarModule: ${clientClasses[name].name} is provided but clients.${name} is not configured.`,
         );
       }

@@ -1,4 +1,4 @@
-import type { WebhookSource } from "@kirimbayar/core/webhooks";
+import { WebhookConfigurationError, type WebhookSource } from "@kirimbayar/core/webhooks";
 import { Inject, Injectable, type OnModuleInit } from "@nestjs/common";
 import { DiscoveryService, MetadataScanner } from "@nestjs/core";
 import type { HandlerBinding } from "./decorators.js";
@@ -40,7 +40,7 @@ export class WebhookHandlerExplorer implements OnModuleInit {
     }
     for (const [source, receiver] of Object.entries(this.routes.bySource)) {
       if (receiver.handlerCount === 0) {
-        throw new Error(
+        throw new WebhookConfigurationError(
           `KirimbayarModule: webhooks.${source} is configured but no provider method is marked with ` +
             `${decoratorOf[source as WebhookSource]}. Add one to a provider of your app, or remove webhooks.${source}.`,
         );
@@ -51,7 +51,7 @@ export class WebhookHandlerExplorer implements OnModuleInit {
   private register(binding: HandlerBinding, handler: AnyHandler, where: string): void {
     const receiver = this.routes.bySource[binding.source];
     if (receiver === undefined) {
-      throw new Error(
+      throw new WebhookConfigurationError(
         `KirimbayarModule: ${where} is marked with ${decoratorOf[binding.source]} but webhooks.${binding.source} ` +
           "is not configured in KirimbayarModule.forRoot().",
       );

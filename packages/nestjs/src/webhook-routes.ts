@@ -2,6 +2,7 @@ import {
   buildWebhookReceivers,
   DEFAULT_MAX_BODY_BYTES,
   WEBHOOK_SOURCES,
+  WebhookConfigurationError,
   type WebhookReceiver,
   type WebhookReceivers,
 } from "@kirimbayar/core/webhooks";
@@ -33,7 +34,9 @@ export function buildWebhookRoutes(options: KirimbayarModuleOptions): WebhookRou
     if (receiver === undefined) continue;
     const segment = options.webhooks?.paths?.[source] ?? source;
     if (!/^[A-Za-z0-9._~-]+$/.test(segment) || bySegment.has(segment)) {
-      throw new Error(`KirimbayarModule: webhooks.paths.${source} must be one unique path segment, got "${segment}".`);
+      throw new WebhookConfigurationError(
+        `KirimbayarModule: webhooks.paths.${source} must be one unique path segment, got "${segment}".`,
+      );
     }
     // A receiver passed in may be a structural stand-in without `maxBodyBytes`: read up to core's default then.
     bySegment.set(segment, { receiver, maxBodyBytes: receiver.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });

@@ -1,6 +1,6 @@
 import "reflect-metadata";
 import { createHmac } from "node:crypto";
-import { QrisClient, ShippingClient } from "@kirimbayar/core";
+import { ConfigurationError, QrisClient, ShippingClient } from "@kirimbayar/core";
 import { callbackKeyVerifier, tokenVerifier, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import { Inject, Injectable, Module } from "@nestjs/common";
 import { Test } from "@nestjs/testing";
@@ -128,17 +128,33 @@ describe("KirimbayarModule under a global prefix (app.setGlobalPrefix)", () => {
   });
 });
 
+/** What `promise` rejected with (fails the test if it resolved), so that a test can check its class and message. */
+async function failureOf(promise: Promise<unknown>): Promise<Error> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(outcome).toBeInstanceOf(Error);
+  return outcome as Error;
+}
+
 describe("KirimbayarModule boot checks", () => {
   it("fails when a configured source has no handler method", async () => {
-    await expect(
+    const error = await failureOf(
       boot([KirimbayarModule.forRoot({ webhooks: { payment, orders } })], [PaymentHandlers]),
-    ).rejects.toThrow(/webhooks\.orders is configured but no provider method is marked with @OnOrderStatus\(\)/);
+    );
+    expect(error).toBeInstanceOf(WebhookConfigurationError);
+    expect(error.message).toMatch(
+      /webhooks\.orders is configured but no provider method is marked with @OnOrderStatus\(\)/,
+    );
   });
 
   it("fails when a handler's source is not configured", async () => {
-    await expect(
+    const error = await failureOf(
       boot([KirimbayarModule.forRoot({ webhooks: { payment } })], [PaymentHandlers, ShippingHandlers]),
-    ).rejects.toThrow(
+    );
+    expect(error).toBeInstanceOf(WebhookConfigurationError);
+    expect(error.message).toMatch(
       /ShippingHandlers\.shipped is marked with @OnOrderStatus\(\) but webhooks\.orders is not configured/,
     );
   });
@@ -150,9 +166,11 @@ describe("KirimbayarModule boot checks", () => {
   });
 
   it("fails when a path is not one segment", async () => {
-    await expect(
+    const error = await failureOf(
       boot([KirimbayarModule.forRoot({ webhooks: { payment, paths: { payment: "a/b" } } })], [PaymentHandlers]),
-    ).rejects.toThrow(/one unique path segment/);
+    );
+    expect(error).toBeInstanceOf(WebhookConfigurationError);
+    expect(error.message).toMatch(/one unique path segment/);
   });
 });
 
@@ -202,11 +220,13 @@ describe("KirimbayarModule clients", () => {
   });
 
   it("forRootAsync fails at boot when a listed client is not configured", async () => {
-    await expect(
+    const error = await failureOf(
       Test.createTestingModule({
         imports: [KirimbayarModule.forRootAsync({ provideClients: ["shipping"], useFactory: () => ({}) })],
       }).compile(),
-    ).rejects.toThrow(/ShippingClient is provided but clients\.shipping is not configured/);
+    );
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error.message).toMatch(/ShippingClient is provided but clients\.shipping is not configured/);
   });
 });
 
@@ -225,7 +245,9 @@ describe("KirimbayarModule on the Fastify platform", () => {
   it("refuses to start with webhooks, naming the platform it needs", async () => {
     // With a handler for the configured source, so that the platform is the only thing wrong.
     const app = await bootOnFastify({ webhooks: { orders } }, [ShippingHandlers]);
-    await expect(app.init()).rejects.toThrow(/webhooks need the Express platform .* runs on "fastify"/);
+    const error = await failureOf(app.init());
+    expect(error).toBeInstanceOf(WebhookConfigurationError);
+    expect(error.message).toMatch(/webhooks need the Express platform .* runs on "fastify"/);
     // Before this check the app started, and every delivery got Nest's generic 500.
   });
 
