@@ -4,6 +4,7 @@ import {
   type ClaimResult,
   callbackKeyVerifier,
   createWebhookReceiver,
+  type EventVerifier,
   hmacVerifier,
   type IdempotencyStore,
   ipAllowlist,
@@ -12,6 +13,8 @@ import {
   type RequestVerifier,
   timestampWindow,
   tokenVerifier,
+  VERIFIED,
+  verificationFailed,
   WebhookConfigurationError,
   type WebhookContext,
   WebhookProcessingError,
@@ -578,5 +581,162 @@ describe("fetch()", () => {
     const get = await receiver.fetch(new Request(url));
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
+  });
+});
+
+// The pipeline stays synchronous until a verifier, the store or a handler returns a promise; every step must give
+// the same answers whichever way each of them goes.
+describe("synchronous and asynchronous steps of the pipeline", () => {
+  const passing = (name: string, later = false): RequestVerifier => ({
+    kind: "request",
+    name,
+    verify: () => (later ? Promise.resolve(VERIFIED) : VERIFIED),
+  });
+  const failing = (name: string, later = false): RequestVerifier => ({
+    kind: "request",
+    name,
+    verify: () => {
+      const result = verificationFailed(`${name} said no`);
+      return later ? Promise.resolve(result) : result;
+    },
+  });
+  const eventCheck = (ok: boolean, later: boolean): EventVerifier => ({
+    kind: "event",
+    name: "event-check",
+    verify: (event) => {
+      const result =
+        ok && (event as { event?: string }).event === "payment.success"
+          ? VERIFIED
+          : verificationFailed("event refused");
+      return later ? Promise.resolve(result) : result;
+    },
+  });
+
+  it.each([
+    ["sync pass, sync fail", [passing("a"), failing("b")], 401, "b said no"],
+    ["async pass, sync fail", [passing("a", true), failing("b")], 401, "b said no"],
+    ["sync pass, async fail", [passing("a"), failing("b", true)], 401, "b said no"],
+    ["async fail first", [failing("a", true), failing("b")], 401, "a said no"],
+    ["async pass, async pass", [passing("a", true), passing("b", true)], 200, "Webhook processed"],
+  ] as const)("request verifiers, %s", async (_name, verify, status, message) => {
+    const handler = vi.fn();
+    const receiver = createWebhookReceiver({ source: "qris", verify: [...verify], logger: quiet }).onAny(handler);
+    const response = await receiver.handle(qrisRequest());
+    expect(response.status).toBe(status);
+    expect(bodyOf(response).message).toContain(message);
+    expect(handler).toHaveBeenCalledTimes(status === 200 ? 1 : 0);
+  });
+
+  it.each([
+    [true, false, 200],
+    [true, true, 200],
+    [false, false, 401],
+    [false, true, 401],
+  ])("an event verifier passing %s, asynchronously %s, answers %i", async (ok, later, status) => {
+    const handler = vi.fn();
+    const receiver = qrisReceiver({ verify: [passing("a", later), eventCheck(ok, later)] }).onAny(handler);
+    expect((await receiver.handle(qrisRequest())).status).toBe(status);
+    expect(handler).toHaveBeenCalledTimes(status === 200 ? 1 : 0);
+  });
+
+  it("answers 500 when a verifier throws or its promise rejects, and runs no handler", async () => {
+    const error = vi.fn();
+    const handler = vi.fn();
+    const throwing: RequestVerifier = {
+      kind: "request",
+      name: "throwing",
+      verify: () => {
+        throw new Error("verifier bug");
+      },
+    };
+    const rejecting: RequestVerifier = {
+      kind: "request",
+      name: "rejecting",
+      verify: () => Promise.reject(new Error("x")),
+    };
+    for (const verifier of [throwing, rejecting]) {
+      const receiver = createWebhookReceiver({ source: "qris", verify: [verifier], logger: { error } }).onAny(handler);
+      const response = await receiver.handle(qrisRequest());
+      expect(response.status).toBe(500);
+      expect(bodyOf(response).message).toBe("Internal error while processing the webhook");
+    }
+    expect(handler).not.toHaveBeenCalled();
+    expect(error).toHaveBeenCalledTimes(2);
+  });
+
+  it("runs handlers in order across asynchronous ones, and releases the claim when a later one rejects", async () => {
+    const log: string[] = [];
+    let rejectOnce = true;
+    const onError = vi.fn();
+    const receiver = qrisReceiver()
+      .on("payment.success", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        log.push("async");
+      })
+      .onAny(() => {
+        log.push("sync");
+      })
+      .onAny(() => {
+        log.push("rejecting");
+        return rejectOnce ? Promise.reject(new Error("later")) : Promise.resolve();
+      })
+      .onError(onError);
+    expect((await receiver.handle(qrisRequest())).status).toBe(500);
+    expect(onError.mock.calls[0]?.[1]).toMatchObject({ stage: "handler", status: 500 });
+    rejectOnce = false;
+    const retry = await receiver.handle(qrisRequest());
+    expect(retry.status).toBe(200);
+    expect(log).toEqual(["async", "sync", "rejecting", "async", "sync", "rejecting"]);
+    expect((await receiver.handle(qrisRequest())).status).toBe(200);
+    expect(log).toHaveLength(6);
+  });
+
+  it("answers 503 when the store throws while claiming, and 200 when it throws while completing", async () => {
+    const handler = vi.fn();
+    const onError = vi.fn();
+    const claimThrows: IdempotencyStore = {
+      claim: () => {
+        throw new Error("store down");
+      },
+      complete: () => true,
+      release: () => true,
+    };
+    const completeThrows: IdempotencyStore = {
+      claim: () => ({ state: "claimed" }),
+      complete: () => {
+        throw new Error("store down");
+      },
+      release: () => true,
+    };
+    const claiming = qrisReceiver({ idempotency: { store: claimThrows } })
+      .onAny(handler)
+      .onError(onError);
+    expect((await claiming.handle(qrisRequest())).status).toBe(503);
+    expect(handler).not.toHaveBeenCalled();
+    const completing = qrisReceiver({ idempotency: { store: completeThrows } })
+      .onAny(handler)
+      .onError(onError);
+    expect((await completing.handle(qrisRequest())).status).toBe(200);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(onError.mock.calls.map(([, ctx]) => [ctx.stage, ctx.status])).toEqual([
+      ["idempotency", 503],
+      ["idempotency", 200],
+    ]);
+  });
+
+  it("reads an asynchronous store's answers like a synchronous one's", async () => {
+    const memory = new MemoryIdempotencyStore();
+    const later: IdempotencyStore = {
+      claim: async (key, owner, lease) => memory.claim(key, owner, lease),
+      complete: async (key, owner, retention) => memory.complete(key, owner, retention),
+      release: async (key, owner, retention) => memory.release(key, owner, retention),
+    };
+    const warn = vi.fn();
+    const handler = vi.fn();
+    const receiver = qrisReceiver({ idempotency: { store: later }, logger: { warn } }).onAny(handler);
+    expect(bodyOf(await receiver.handle(qrisRequest())).message).toBe("Webhook processed");
+    expect(bodyOf(await receiver.handle(qrisRequest())).message).toMatch(/^Duplicate of an event already processed/);
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(warn).not.toHaveBeenCalled();
   });
 });

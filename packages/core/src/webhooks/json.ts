@@ -50,21 +50,31 @@ export function findKeyProblemIn(value: unknown, text: string, rejectDuplicates:
   return findKeyProblem(text, rejectDuplicates);
 }
 
+// Containers still to visit by countKeysUnlessForbidden. One array for every call (the walk is synchronous and
+// leaves it empty), so a delivery does not grow a new one.
+const pending: object[] = [];
+
 // The number of keys of every object in a parsed JSON value, or -1 on a prototype key. An explicit stack keeps a
 // deeply nested body (which `JSON.parse` accepts) from overflowing the call stack.
 function countKeysUnlessForbidden(value: unknown): number {
   if (typeof value !== "object" || value === null) return 0;
   let count = 0;
-  const pending: object[] = [value];
+  pending.push(value);
   while (pending.length > 0) {
     const container = pending.pop() as Record<string, unknown> | unknown[];
     if (Array.isArray(container)) {
-      for (const item of container) if (typeof item === "object" && item !== null) pending.push(item);
+      for (let i = 0; i < container.length; i++) {
+        const item = container[i];
+        if (typeof item === "object" && item !== null) pending.push(item);
+      }
       continue;
     }
     // `JSON.parse` defines every key, `__proto__` included, as an own enumerable property.
     for (const key in container) {
-      if (FORBIDDEN_KEY_LENGTHS.has(key.length) && FORBIDDEN_KEYS.has(key)) return -1;
+      if (FORBIDDEN_KEY_LENGTHS.has(key.length) && FORBIDDEN_KEYS.has(key)) {
+        pending.length = 0;
+        return -1;
+      }
       count++;
       const child = container[key];
       if (typeof child === "object" && child !== null) pending.push(child);

@@ -1,7 +1,7 @@
 import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
-import type { ClaimResult, IdempotencyStore } from "../idempotency/types.js";
+import type { ClaimResult, IdempotencyStore, MaybePromise } from "../idempotency/types.js";
 import { diagnoseRawBody, RequestBody } from "./body.js";
 import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
@@ -25,6 +25,7 @@ import { DeliveryVerificationRequest } from "./verification-request.js";
 import type {
   EventVerifier,
   RequestVerifier,
+  VerificationRequest,
   VerificationResult,
   WebhookSource,
   WebhookVerifier,
@@ -231,131 +232,205 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   // The pipeline, cheapest and most telling checks first: transport (method, body, size, content type), request
-  // verifiers, parse, event verifiers, then exactly-once dispatch. Synchronous steps stay synchronous, so on Node a
-  // delivery costs no promise beyond the ones the store and handlers need.
-  async function processDelivery(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
+  // verifiers, parse, event verifiers, then exactly-once dispatch. Each step is a plain function that answers a
+  // response, and goes asynchronous only when a verifier, the store or a handler returns a promise. With the
+  // memory store and synchronous verifiers a delivery therefore allocates no async frame beyond this one and what
+  // its handlers await (each frame holds all of its function's locals; bench/adapters measures this path).
+  async function handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
     try {
-      const now = clock();
-      const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
-      if (!methods.includes(method)) {
-        return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
-      }
-      const rawBodyProblem = diagnoseRawBody(request.rawBody);
-      if (rawBodyProblem !== undefined) return await misconfigured(rawBodyProblem);
-      const body = new RequestBody(request.rawBody as Uint8Array | string);
-      if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
-      const headers = request.headers ?? {};
-      const contentType = readHeader(headers, "content-type");
-      if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
-        return webhookResponse(415, "Unsupported content type: send application/json");
-      }
-
-      const delivery = new DeliveryVerificationRequest(
-        method,
-        typeof request.url === "string" ? request.url : "",
-        headers,
-        body,
-        request.remoteAddress ?? undefined,
-        crypto,
-        now,
-      );
-      for (const verifier of requestVerifiers) {
-        const pending = verifier.verify(delivery);
-        const failure = failureOf(pending instanceof Promise ? await pending : pending);
-        if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
-      }
-
-      const text = body.text();
-      if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        return webhookResponse(
-          400,
-          `Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`,
-        );
-      }
-      const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
-      if (keyProblem !== undefined) return webhookResponse(400, `Invalid body: ${keyProblem}`);
-      const parsed = definition.schemaFor(json).safeParse(json);
-      if (!parsed.success) {
-        return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
-      }
-      const event = parsed.data;
-
-      for (const verifier of eventVerifiers) {
-        const pending = verifier.verify(event, delivery);
-        const failure = failureOf(pending instanceof Promise ? await pending : pending);
-        if (failure !== undefined) return webhookResponse(401, `Unauthorized: ${failure}`);
-      }
-      return await dispatch(event, delivery);
+      const outcome = receive(request);
+      return outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       logger.error?.("Unexpected error while processing a webhook", { source, error });
       return webhookResponse(500, "Internal error while processing the webhook");
     }
   }
 
-  async function misconfigured(problem: string): Promise<WebhookHttpResponse> {
+  function receive(request: WebhookHttpRequest): Outcome {
+    const now = clock();
+    const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
+    if (!methods.includes(method)) {
+      return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
+    }
+    const rawBodyProblem = diagnoseRawBody(request.rawBody);
+    if (rawBodyProblem !== undefined) return misconfigured(rawBodyProblem);
+    const body = new RequestBody(request.rawBody as Uint8Array | string);
+    if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
+    const headers = request.headers ?? {};
+    const contentType = readHeader(headers, "content-type");
+    if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
+      return webhookResponse(415, "Unsupported content type: send application/json");
+    }
+
+    const delivery = new DeliveryVerificationRequest(
+      method,
+      typeof request.url === "string" ? request.url : "",
+      headers,
+      body,
+      request.remoteAddress ?? undefined,
+      crypto,
+      now,
+    );
+    const failure = firstFailure(requestVerifiers, delivery, undefined);
+    if (failure instanceof Promise) return failure.then((reason) => parseVerified(reason, delivery));
+    return parseVerified(failure, delivery);
+  }
+
+  // Parses the body once the request verifiers passed (`failure` is theirs), then runs the event verifiers.
+  function parseVerified(failure: string | undefined, delivery: DeliveryVerificationRequest): Outcome {
+    if (failure !== undefined) return unauthorized(failure);
+    const text = delivery.body.text();
+    if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return webhookResponse(400, `Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`);
+    }
+    const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
+    if (keyProblem !== undefined) return webhookResponse(400, `Invalid body: ${keyProblem}`);
+    const parsed = definition.schemaFor(json).safeParse(json);
+    if (!parsed.success) {
+      return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
+    }
+    const event = parsed.data;
+    const rejection = firstFailure(eventVerifiers, delivery, event);
+    if (rejection instanceof Promise) return rejection.then((reason) => dispatchVerified(reason, event, delivery));
+    return dispatchVerified(rejection, event, delivery);
+  }
+
+  function dispatchVerified(failure: string | undefined, event: unknown, delivery: ReceivedDelivery): Outcome {
+    return failure === undefined ? dispatch(event, delivery) : unauthorized(failure);
+  }
+
+  function misconfigured(problem: string): Promise<WebhookHttpResponse> {
     logger.error?.(problem, { source });
     const error = new WebhookProcessingError(problem, { code: "webhook_raw_body", status: 500 });
-    await reportError(error, { source, stage: "request", status: 500 });
-    return webhookResponse(500, `Server misconfiguration: ${problem}`);
+    return reportError(error, { source, stage: "request", status: 500 }).then(() =>
+      webhookResponse(500, `Server misconfiguration: ${problem}`),
+    );
   }
 
   // Exactly-once: claim the key, run the handlers, then complete it; on a handler error release it so the
   // provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
-  async function dispatch(event: unknown, delivery: ReceivedDelivery): Promise<WebhookHttpResponse> {
+  function dispatch(event: unknown, delivery: ReceivedDelivery): Outcome {
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
     }
     const eventName = definition.eventName(event);
-    const handlers = registry.select(eventName, source === "orders" ? (event as OrderStatusWebhook).status : undefined);
+    const status = source === "orders" ? (event as OrderStatusWebhook).status : undefined;
+    const handlers = registry.select(eventName, status) as readonly Handler[];
     if (handlers.length === 0) {
       logger.debug?.(`No handler for ${source} event ${eventName}; acknowledged`, { source, event: eventName });
       return webhookResponse(200, `No handler registered for event ${eventName}; acknowledged`);
     }
+    const key = keyOf(event, delivery);
+    if (key instanceof Promise) return key.then((hashed) => claim(hashed, handlers, event, delivery));
+    return claim(key, handlers, event, delivery);
+  }
 
-    let key = customKey?.(event) ?? definition.defaultKey(event);
-    key ??= await bodyHashKey(source, crypto, delivery.body.bytes);
-    if (key.length > MAX_KEY_LENGTH) key = await hashedKey(key, crypto);
+  // The event's key; asynchronous only when it has to be hashed (no id in the event, or an over-long key).
+  function keyOf(event: unknown, delivery: ReceivedDelivery): MaybePromise<string> {
+    const key = customKey?.(event) ?? definition.defaultKey(event);
+    if (key === undefined) return bodyHashKey(source, crypto, delivery.body.bytes);
+    return key.length > MAX_KEY_LENGTH ? hashedKey(key, crypto) : key;
+  }
+
+  function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
     const owner = `${instanceId}:${++deliveryCount}`;
-    let claim: ClaimResult;
+    let claimed: MaybePromise<ClaimResult>;
     try {
-      const pending = store.claim(key, owner, leaseMs);
-      claim = pending instanceof Promise ? await pending : pending;
+      claimed = store.claim(key, owner, leaseMs);
     } catch (error) {
-      logger.error?.("Idempotency store unavailable while claiming a webhook", { source, error });
-      await reportError(storeError(error), { source, stage: "idempotency", status: 503, event });
-      return webhookResponse(503, "Idempotency store unavailable; retry later");
+      return storeUnavailable(error, event);
     }
-    if (claim.state === "completed") return duplicateOfCompleted();
-    if (claim.state === "in_progress") return duplicateInProgress();
+    if (claimed instanceof Promise) {
+      return claimed.then(
+        (result) => runClaimed(result, key, owner, handlers, event, delivery),
+        (error) => storeUnavailable(error, event),
+      );
+    }
+    return runClaimed(claimed, key, owner, handlers, event, delivery);
+  }
 
-    const context = new DeliveryContext(source, key, claim.attempt, delivery);
-    try {
-      for (const handler of handlers) {
-        const result = (handler as WebhookHandler<unknown>)(event, context);
-        if (result instanceof Promise) await result;
-      }
-    } catch (error) {
-      await releaseClaim(key, owner);
-      await reportError(error, { source, stage: "handler", status: 500, event, context });
-      return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
-    }
+  async function storeUnavailable(error: unknown, event: unknown): Promise<WebhookHttpResponse> {
+    logger.error?.("Idempotency store unavailable while claiming a webhook", { source, error });
+    await reportError(storeError(error), { source, stage: "idempotency", status: 503, event });
+    return webhookResponse(503, "Idempotency store unavailable; retry later");
+  }
 
-    try {
-      const pending = store.complete(key, owner, retentionMs);
-      const completed = pending instanceof Promise ? await pending : pending;
-      if (!completed) {
-        logger.warn?.("A webhook handler finished after its lease ended; raise idempotency.leaseMs", { source, key });
+  function runClaimed(
+    result: ClaimResult,
+    key: string,
+    owner: string,
+    handlers: readonly Handler[],
+    event: unknown,
+    delivery: ReceivedDelivery,
+  ): Outcome {
+    if (result.state === "completed") return duplicateOfCompleted();
+    if (result.state === "in_progress") return duplicateInProgress();
+    const context = new DeliveryContext(source, key, result.attempt, delivery);
+    return runHandlers(new Claim(key, owner, handlers, event, context), 0);
+  }
+
+  // Runs the handlers from `from` on, in order, synchronously until one returns a promise.
+  function runHandlers(claim: Claim, from: number): Outcome {
+    const { handlers, event, context } = claim;
+    for (let i = from; i < handlers.length; i++) {
+      let result: unknown;
+      try {
+        result = (handlers[i] as Handler)(event, context);
+      } catch (error) {
+        return handlerFailed(error, claim);
       }
-    } catch (error) {
-      // The handler did finish, so 200 is the truthful answer; a redelivery after the lease may run it again.
-      logger.error?.("Could not mark a processed webhook as completed", { source, error });
-      await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
+      if (result instanceof Promise) {
+        return result.then(
+          () => runHandlers(claim, i + 1),
+          (error) => handlerFailed(error, claim),
+        );
+      }
     }
+    return complete(claim);
+  }
+
+  async function handlerFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
+    await releaseClaim(claim.key, claim.owner);
+    await reportError(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
+  }
+
+  function complete(claim: Claim): Outcome {
+    let completed: MaybePromise<boolean>;
+    try {
+      completed = store.complete(claim.key, claim.owner, retentionMs);
+    } catch (error) {
+      return completionFailed(error, claim);
+    }
+    if (completed instanceof Promise) {
+      return completed.then(
+        (done) => processedAfter(done, claim),
+        (error) => completionFailed(error, claim),
+      );
+    }
+    return processedAfter(completed, claim);
+  }
+
+  function processedAfter(completed: boolean, claim: Claim): WebhookHttpResponse {
+    if (!completed) {
+      logger.warn?.("A webhook handler finished after its lease ended; raise idempotency.leaseMs", {
+        source,
+        key: claim.key,
+      });
+    }
+    return processed();
+  }
+
+  // The handler did finish, so 200 is the truthful answer; a redelivery after the lease may run it again.
+  async function completionFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
+    logger.error?.("Could not mark a processed webhook as completed", { source, error });
+    const { event, context } = claim;
+    await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
     return processed();
   }
 
@@ -403,7 +478,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
       errorHandlers.push(assertHandler(handler));
       return this;
     },
-    handle: processDelivery,
+    handle,
     async fetch(request, info) {
       const declared = Number(request.headers.get("content-length") ?? "0");
       const bytes = declared > maxBodyBytes ? undefined : await readBounded(request, maxBodyBytes);
@@ -456,6 +531,51 @@ function splitVerifiers(
     else eventVerifiers.push(verifier);
   }
   return { requestVerifiers, eventVerifiers };
+}
+
+/** A response, or its promise once a verifier, the store or a handler went asynchronous. */
+type Outcome = WebhookHttpResponse | Promise<WebhookHttpResponse>;
+type Handler = WebhookHandler<unknown>;
+
+/** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
+class Claim {
+  readonly key: string;
+  readonly owner: string;
+  readonly handlers: readonly Handler[];
+  readonly event: unknown;
+  readonly context: DeliveryContext;
+
+  constructor(key: string, owner: string, handlers: readonly Handler[], event: unknown, context: DeliveryContext) {
+    this.key = key;
+    this.owner = owner;
+    this.handlers = handlers;
+    this.event = event;
+    this.context = context;
+  }
+}
+
+// The reason of the first verifier (from `from` on) that fails, or `undefined` when all pass; asynchronous only
+// from the first verifier that returns a promise.
+function firstFailure(
+  verifiers: readonly WebhookVerifier[],
+  delivery: VerificationRequest,
+  event: unknown,
+  from = 0,
+): MaybePromise<string | undefined> {
+  for (let i = from; i < verifiers.length; i++) {
+    const verifier = verifiers[i] as WebhookVerifier;
+    const result = verifier.kind === "request" ? verifier.verify(delivery) : verifier.verify(event, delivery);
+    if (result instanceof Promise) {
+      return result.then((settled) => failureOf(settled) ?? firstFailure(verifiers, delivery, event, i + 1));
+    }
+    const failure = failureOf(result);
+    if (failure !== undefined) return failure;
+  }
+  return undefined;
+}
+
+function unauthorized(reason: string): WebhookHttpResponse {
+  return webhookResponse(401, `Unauthorized: ${reason}`);
 }
 
 // Anything but an explicit `{ ok: true }` fails, so a custom verifier that forgets to return cannot let a request in.
