@@ -371,7 +371,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     if (result.state === "completed") return duplicateOfCompleted();
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
-    return runHandlers(new Claim(key, owner, handlers, event, context), 0);
+    return runHandlers({ key, owner, handlers, event, context }, 0);
   }
 
   // Runs the handlers from `from` on, in order, synchronously until one returns a promise.
@@ -538,20 +538,12 @@ type Outcome = WebhookHttpResponse | Promise<WebhookHttpResponse>;
 type Handler = WebhookHandler<unknown>;
 
 /** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
-class Claim {
+interface Claim {
   readonly key: string;
   readonly owner: string;
   readonly handlers: readonly Handler[];
   readonly event: unknown;
   readonly context: DeliveryContext;
-
-  constructor(key: string, owner: string, handlers: readonly Handler[], event: unknown, context: DeliveryContext) {
-    this.key = key;
-    this.owner = owner;
-    this.handlers = handlers;
-    this.event = event;
-    this.context = context;
-  }
 }
 
 // The reason of the first verifier (from `from` on) that fails, or `undefined` when all pass; asynchronous only
