@@ -371,7 +371,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     if (result.state === "completed") return duplicateOfCompleted();
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
-    return runHandlers({ key, owner, handlers, event, context }, 0);
+    return runHandlers({ owner, handlers, event, context }, 0);
   }
 
   // Runs the handlers from `from` on, in order, synchronously until one returns a promise.
@@ -395,7 +395,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   async function handlerFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
-    await releaseClaim(claim.key, claim.owner);
+    await releaseClaim(claim.context.idempotencyKey, claim.owner);
     await reportError(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
     return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
   }
@@ -403,7 +403,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   function complete(claim: Claim): Outcome {
     let completed: MaybePromise<boolean>;
     try {
-      completed = store.complete(claim.key, claim.owner, retentionMs);
+      completed = store.complete(claim.context.idempotencyKey, claim.owner, retentionMs);
     } catch (error) {
       return completionFailed(error, claim);
     }
@@ -420,7 +420,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     if (!completed) {
       logger.warn?.("A webhook handler finished after its lease ended; raise idempotency.leaseMs", {
         source,
-        key: claim.key,
+        key: claim.context.idempotencyKey,
       });
     }
     return processed();
@@ -539,7 +539,6 @@ type Handler = WebhookHandler<unknown>;
 
 /** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
 interface Claim {
-  readonly key: string;
   readonly owner: string;
   readonly handlers: readonly Handler[];
   readonly event: unknown;
