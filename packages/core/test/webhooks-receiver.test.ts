@@ -286,7 +286,8 @@ describe("exactly-once state machine in the receiver", () => {
       release: (key, owner, retention) => memory.release(key, owner, retention),
     };
     const onError = vi.fn();
-    const receiver = qrisReceiver({ idempotency: { store } })
+    // A short lease: the receiver keeps trying to record the completion for as long as the lease lasts.
+    const receiver = qrisReceiver({ idempotency: { store, leaseMs: 150 } })
       .on("payment.success", () => {})
       .onError(onError);
     expect((await receiver.handle(qrisRequest())).status).toBe(200);
@@ -713,7 +714,7 @@ describe("synchronous and asynchronous steps of the pipeline", () => {
       .onError(onError);
     expect((await claiming.handle(qrisRequest())).status).toBe(503);
     expect(handler).not.toHaveBeenCalled();
-    const completing = qrisReceiver({ idempotency: { store: completeThrows } })
+    const completing = qrisReceiver({ idempotency: { store: completeThrows, leaseMs: 150 } })
       .onAny(handler)
       .onError(onError);
     expect((await completing.handle(qrisRequest())).status).toBe(200);

@@ -5,6 +5,7 @@ export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } f
 export {
   type AnyWebhookReceiver,
   createWebhookReceiver,
+  DEFAULT_BODY_READ_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   type SourceWebhookReceiver,
   type WebhookErrorContext,

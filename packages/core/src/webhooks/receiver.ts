@@ -2,14 +2,21 @@ import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
 import type { ClaimResult, IdempotencyStore, MaybePromise } from "../idempotency/types.js";
-import { diagnoseRawBody, RequestBody } from "./body.js";
+import { RequestBody } from "./body.js";
 import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
-import { readHeader } from "./headers.js";
-import { findKeyProblemIn } from "./json.js";
+import { fetchEntry } from "./fetch.js";
+import { claimKey } from "./pipeline/claim.js";
+import { completeClaim } from "./pipeline/complete.js";
+import { type IdempotencySettings, monotonicNow } from "./pipeline/idempotency-settings.js";
+import { parseEvent } from "./pipeline/parse.js";
+import { runHandlers } from "./pipeline/run.js";
+import { storeOperation } from "./pipeline/store-operation.js";
+import { checkTransport, MissingRawBody, type TransportRules } from "./pipeline/transport.js";
+import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
-import { isJsonContentType, normaliseMethods } from "./request-checks.js";
+import { normaliseMethods } from "./request-checks.js";
 import { fixedWebhookResponse, webhookResponse } from "./response.js";
 import type { OrderStatus, OrderStatusWebhook } from "./schemas.js";
 import {
@@ -22,14 +29,7 @@ import {
   type WebhookEventOf,
 } from "./sources.js";
 import { DeliveryVerificationRequest } from "./verification-request.js";
-import type {
-  EventVerifier,
-  RequestVerifier,
-  VerificationRequest,
-  VerificationResult,
-  WebhookSource,
-  WebhookVerifier,
-} from "./verifiers/types.js";
+import type { EventVerifier, RequestVerifier, WebhookSource, WebhookVerifier } from "./verifiers/types.js";
 
 /** Where the receiver reports; every method optional. Defaults: `console.warn` and `console.error`, no debug. */
 export interface WebhookLogger {
@@ -51,6 +51,17 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
    * cnote + status; payment: payment_id + status, else the SHA-256 of the raw body).
    */
   key?: (event: WebhookEventOf<S>) => string | undefined;
+  /**
+   * Time limit of one store operation (claim, complete, release), default 5,000 ms. A claim that runs out is
+   * answered 503 and runs nothing; a completion that runs out is tried again (see `completionRetry`).
+   */
+  operationTimeoutMs?: number;
+  /**
+   * Pauses between tries of recording a completion that failed (defaults 25 ms, doubling up to 1,000 ms, with
+   * jitter). The receiver keeps trying for as long as the claim's lease lasts before it answers, because a
+   * completion that is not recorded lets a redelivery after the lease run the handlers a second time.
+   */
+  completionRetry?: { minDelayMs?: number; maxDelayMs?: number };
 }
 
 /** Options of {@link createWebhookReceiver}. */
@@ -64,6 +75,11 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
   idempotency?: WebhookIdempotencyOptions<S>;
   /** Largest accepted body (default 65,536 bytes); larger ones get 413. */
   maxBodyBytes?: number;
+  /**
+   * How long an adapter (and `fetch`) waits for the whole body before answering 408 (default 10,000 ms): a body
+   * that stalls or is shorter than its `Content-Length` never holds a connection for longer.
+   */
+  bodyReadTimeoutMs?: number;
   /** Accepted methods. Defaults: `["POST"]`, and `["POST", "PUT"]` for orders (the spec's sample uses PUT). */
   methods?: readonly string[];
   /**
@@ -116,6 +132,8 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
   readonly handlerCount: number;
   /** Largest body accepted; adapters read at most this many bytes (+1 to detect an oversized body). */
   readonly maxBodyBytes: number;
+  /** How long adapters wait for the whole body before answering 408. */
+  readonly bodyReadTimeoutMs: number;
   /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
   on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
   /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
@@ -140,6 +158,7 @@ export interface AnyWebhookReceiver {
   readonly source: WebhookSource;
   readonly handlerCount: number;
   readonly maxBodyBytes: number;
+  readonly bodyReadTimeoutMs: number;
   on(event: string, handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
   onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
   onAny(handler: WebhookHandler<WebhookEventOf<WebhookSource>>): this;
@@ -162,8 +181,11 @@ export type WebhookReceiver<S extends WebhookSource = WebhookSource> = WebhookSo
 
 /** Default `maxBodyBytes` of a receiver: 64 KiB, far above any documented payload. */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+/** Default `bodyReadTimeoutMs` of a receiver: 10 s. */
+export const DEFAULT_BODY_READ_TIMEOUT_MS = 10_000;
 const DEFAULT_LEASE_MS = 60_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 
 const processed = fixedWebhookResponse(200, "Webhook processed");
 const duplicateOfCompleted = fixedWebhookResponse(200, "Duplicate of an event already processed");
@@ -173,6 +195,9 @@ const duplicateInProgress = fixedWebhookResponse(409, "Duplicate of an event sti
  * Creates the webhook receiver of one source: verification, tolerant parsing, exactly-once dispatch.
  * Answers: 200 processed or duplicate of a processed event; 401 auth; 400 body; 413 size; 415 content type;
  * 405 method; 409 duplicate still in progress; 500 handler failed or misconfiguration; 503 store unreachable.
+ *
+ * Every delivery goes through the same stages, each a module of `webhooks/pipeline/`: transport checks → verify
+ * (request verifiers) → parse → verify (event verifiers) → claim → run → complete (or release on failure).
  *
  * @example
  * const qris = createWebhookReceiver({
@@ -203,17 +228,36 @@ export function createWebhookReceiver<S extends WebhookSource>(
     logger.warn?.(`Webhook receiver "${source}" accepts unverified deliveries (insecureNoVerification: true)`);
   }
   const maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+  const bodyReadTimeoutMs = positive("bodyReadTimeoutMs", options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS);
   const methods = normaliseMethods(options.methods ?? definition.methods);
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
-  const allowHeader = { allow: methods.join(", ") };
-  const allowMissingContentType = options.allowMissingContentType ?? true;
+  const transportRules: TransportRules = {
+    methods,
+    allowHeader: { allow: methods.join(", ") },
+    maxBodyBytes,
+    allowMissingContentType: options.allowMissingContentType ?? true,
+  };
   const rejectDuplicateKeys = options.rejectDuplicateKeys ?? true;
   const crypto = options.crypto ?? defaultCryptoProvider;
   const clock = options.clock ?? Date.now;
   const idempotency = options.idempotency ?? {};
-  const store = idempotency.store ?? new MemoryIdempotencyStore();
-  const leaseMs = positive("idempotency.leaseMs", idempotency.leaseMs ?? DEFAULT_LEASE_MS);
-  const retentionMs = positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS);
+  const settings: IdempotencySettings = {
+    store: idempotency.store ?? new MemoryIdempotencyStore(),
+    leaseMs: positive("idempotency.leaseMs", idempotency.leaseMs ?? DEFAULT_LEASE_MS),
+    retentionMs: positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS),
+    operationTimeoutMs: positive(
+      "idempotency.operationTimeoutMs",
+      idempotency.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
+    ),
+    completionRetryMinDelayMs: positive(
+      "idempotency.completionRetry.minDelayMs",
+      idempotency.completionRetry?.minDelayMs ?? 25,
+    ),
+    completionRetryMaxDelayMs: positive(
+      "idempotency.completionRetry.maxDelayMs",
+      idempotency.completionRetry?.maxDelayMs ?? 1_000,
+    ),
+  };
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
   const registry = new HandlerRegistry();
   // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
@@ -231,11 +275,9 @@ export function createWebhookReceiver<S extends WebhookSource>(
     }
   }
 
-  // The pipeline, cheapest and most telling checks first: transport (method, body, size, content type), request
-  // verifiers, parse, event verifiers, then exactly-once dispatch. Each step is a plain function that answers a
-  // response, and goes asynchronous only when a verifier, the store or a handler returns a promise. With the
-  // memory store and synchronous verifiers a delivery therefore allocates no async frame beyond this one and what
-  // its handlers await (each frame holds all of its function's locals; bench/adapters measures this path).
+  // The stages are plain functions that answer a response, and go asynchronous only when a verifier, the store or
+  // a handler returns a thenable. With the memory store and synchronous verifiers a delivery therefore allocates
+  // no async frame beyond this one and what its handlers await (bench/adapters measures this path).
   async function handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
     try {
       const outcome = receive(request);
@@ -249,24 +291,15 @@ export function createWebhookReceiver<S extends WebhookSource>(
   function receive(request: WebhookHttpRequest): Outcome {
     const now = clock();
     const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
-    if (!methods.includes(method)) {
-      return webhookResponse(405, `Method not allowed: this webhook accepts ${allowHeader.allow}`, allowHeader);
+    const checked = checkTransport(method, request, transportRules);
+    if (!(checked instanceof RequestBody)) {
+      return checked instanceof MissingRawBody ? misconfigured(checked.problem) : checked;
     }
-    const rawBodyProblem = diagnoseRawBody(request.rawBody);
-    if (rawBodyProblem !== undefined) return misconfigured(rawBodyProblem);
-    const body = new RequestBody(request.rawBody as Uint8Array | string);
-    if (body.exceeds(maxBodyBytes)) return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
-    const headers = request.headers ?? {};
-    const contentType = readHeader(headers, "content-type");
-    if (contentType === undefined ? !allowMissingContentType : !isJsonContentType(contentType)) {
-      return webhookResponse(415, "Unsupported content type: send application/json");
-    }
-
     const delivery = new DeliveryVerificationRequest(
       method,
       typeof request.url === "string" ? request.url : "",
-      headers,
-      body,
+      request.headers ?? {},
+      checked,
       request.remoteAddress ?? undefined,
       crypto,
       now,
@@ -279,21 +312,9 @@ export function createWebhookReceiver<S extends WebhookSource>(
   // Parses the body once the request verifiers passed (`failure` is theirs), then runs the event verifiers.
   function parseVerified(failure: string | undefined, delivery: DeliveryVerificationRequest): Outcome {
     if (failure !== undefined) return unauthorized(failure);
-    const text = delivery.body.text();
-    if (text === undefined) return webhookResponse(400, "Invalid body: not valid UTF-8");
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return webhookResponse(400, `Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`);
-    }
-    const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
-    if (keyProblem !== undefined) return webhookResponse(400, `Invalid body: ${keyProblem}`);
-    const parsed = definition.schemaFor(json).safeParse(json);
-    if (!parsed.success) {
-      return webhookResponse(400, `Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
-    }
-    const event = parsed.data;
+    const parsed = parseEvent(delivery.body, source, definition, rejectDuplicateKeys);
+    if (!parsed.ok) return parsed.response;
+    const event = parsed.event;
     const rejection = firstFailure(eventVerifiers, delivery, event);
     if (rejection instanceof Promise) return rejection.then((reason) => dispatchVerified(reason, event, delivery));
     return dispatchVerified(rejection, event, delivery);
@@ -339,19 +360,21 @@ export function createWebhookReceiver<S extends WebhookSource>(
 
   function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
     const owner = `${instanceId}:${++deliveryCount}`;
+    // Measured before the claim is sent, so the receiver never counts on more lease than the store grants.
+    const leaseEndsAt = monotonicNow() + settings.leaseMs;
     let claimed: MaybePromise<ClaimResult>;
     try {
-      claimed = store.claim(key, owner, leaseMs);
+      claimed = claimKey(settings, key, owner);
     } catch (error) {
       return storeUnavailable(error, event);
     }
     if (claimed instanceof Promise) {
       return claimed.then(
-        (result) => runClaimed(result, key, owner, handlers, event, delivery),
+        (result) => runClaimed(result, key, owner, leaseEndsAt, handlers, event, delivery),
         (error) => storeUnavailable(error, event),
       );
     }
-    return runClaimed(claimed, key, owner, handlers, event, delivery);
+    return runClaimed(claimed, key, owner, leaseEndsAt, handlers, event, delivery);
   }
 
   async function storeUnavailable(error: unknown, event: unknown): Promise<WebhookHttpResponse> {
@@ -364,6 +387,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     result: ClaimResult,
     key: string,
     owner: string,
+    leaseEndsAt: number,
     handlers: readonly Handler[],
     event: unknown,
     delivery: ReceivedDelivery,
@@ -371,25 +395,18 @@ export function createWebhookReceiver<S extends WebhookSource>(
     if (result.state === "completed") return duplicateOfCompleted();
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
-    return runHandlers({ owner, handlers, event, context }, 0);
-  }
-
-  // Runs the handlers from `from` on, in order, synchronously until one returns a promise.
-  function runHandlers(claim: Claim, from: number): Outcome {
-    const { handlers, event, context } = claim;
-    for (let i = from; i < handlers.length; i++) {
-      let result: unknown;
-      try {
-        result = (handlers[i] as Handler)(event, context);
-      } catch (error) {
-        return handlerFailed(error, claim);
-      }
-      if (result instanceof Promise) {
-        return result.then(
-          () => runHandlers(claim, i + 1),
-          (error) => handlerFailed(error, claim),
-        );
-      }
+    const claim: Claim = { owner, leaseEndsAt, event, context };
+    let ran: MaybePromise<void>;
+    try {
+      ran = runHandlers(handlers, event, context);
+    } catch (error) {
+      return handlerFailed(error, claim);
+    }
+    if (ran instanceof Promise) {
+      return ran.then(
+        () => complete(claim),
+        (error) => handlerFailed(error, claim),
+      );
     }
     return complete(claim);
   }
@@ -401,12 +418,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function complete(claim: Claim): Outcome {
-    let completed: MaybePromise<boolean>;
-    try {
-      completed = store.complete(claim.context.idempotencyKey, claim.owner, retentionMs);
-    } catch (error) {
-      return completionFailed(error, claim);
-    }
+    const completed = completeClaim(settings, claim.context.idempotencyKey, claim.owner, claim.leaseEndsAt);
     if (completed instanceof Promise) {
       return completed.then(
         (done) => processedAfter(done, claim),
@@ -426,9 +438,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return processed();
   }
 
-  // The handler did finish, so 200 is the truthful answer; a redelivery after the lease may run it again.
+  // Recording kept failing for the whole lease. The handler did finish, so 200 is the truthful answer (500 would
+  // make the provider run it again for sure); a redelivery after the lease may still run it again.
   async function completionFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
-    logger.error?.("Could not mark a processed webhook as completed", { source, error });
+    logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
     const { event, context } = claim;
     await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
     return processed();
@@ -436,7 +449,11 @@ export function createWebhookReceiver<S extends WebhookSource>(
 
   async function releaseClaim(key: string, owner: string): Promise<void> {
     try {
-      await store.release(key, owner, retentionMs);
+      await storeOperation(
+        () => settings.store.release(key, owner, settings.retentionMs),
+        settings.operationTimeoutMs,
+        "release",
+      );
     } catch (error) {
       // The lease then simply runs out and a later retry claims the key.
       logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", { source, error });
@@ -446,6 +463,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const receiver: SourceWebhookReceiver<S> = {
     source,
     maxBodyBytes,
+    bodyReadTimeoutMs,
     get handlerCount() {
       return registry.count;
     },
@@ -479,21 +497,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
       return this;
     },
     handle,
-    async fetch(request, info) {
-      const declared = Number(request.headers.get("content-length") ?? "0");
-      const bytes = declared > maxBodyBytes ? undefined : await readBounded(request, maxBodyBytes);
-      const response =
-        bytes === undefined
-          ? webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`)
-          : await receiver.handle({
-              method: request.method,
-              url: request.url,
-              headers: request.headers,
-              rawBody: bytes,
-              remoteAddress: info?.remoteAddress,
-            });
-      return new Response(response.body, { status: response.status, headers: response.headers });
-    },
+    fetch: (request, info) => fetchEntry(receiver, request, info),
   };
   return receiver;
 }
@@ -540,47 +544,10 @@ type Handler = WebhookHandler<unknown>;
 /** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
 interface Claim {
   readonly owner: string;
-  readonly handlers: readonly Handler[];
+  /** End of the lease on the monotonic clock: completion is retried until then. */
+  readonly leaseEndsAt: number;
   readonly event: unknown;
   readonly context: DeliveryContext;
-}
-
-// The reason of the first verifier (from `from` on) that fails, or `undefined` when all pass; asynchronous only
-// from the first verifier that returns a promise.
-function firstFailure(
-  verifiers: readonly WebhookVerifier[],
-  delivery: VerificationRequest,
-  event: unknown,
-  from = 0,
-): MaybePromise<string | undefined> {
-  for (let i = from; i < verifiers.length; i++) {
-    const verifier = verifiers[i] as WebhookVerifier;
-    const result = verifier.kind === "request" ? verifier.verify(delivery) : verifier.verify(event, delivery);
-    if (result instanceof Promise) {
-      return result.then((settled) => failureOf(settled) ?? firstFailure(verifiers, delivery, event, i + 1));
-    }
-    const failure = failureOf(result);
-    if (failure !== undefined) return failure;
-  }
-  return undefined;
-}
-
-function unauthorized(reason: string): WebhookHttpResponse {
-  return webhookResponse(401, `Unauthorized: ${reason}`);
-}
-
-// Anything but an explicit `{ ok: true }` fails, so a custom verifier that forgets to return cannot let a request in.
-function failureOf(result: VerificationResult | undefined): string | undefined {
-  if (result?.ok === true) return undefined;
-  const reason = (result as { reason?: unknown } | undefined)?.reason;
-  return typeof reason === "string" ? reason : "verification failed";
-}
-
-function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
-  return issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.map(String).join(".")}: ${issue.message}`)
-    .join("; ");
 }
 
 function storeError(error: unknown): WebhookProcessingError {
@@ -601,29 +568,4 @@ function positive(name: string, value: number): number {
 function assertHandler<T>(handler: T): T {
   if (typeof handler !== "function") throw new WebhookConfigurationError("a webhook handler must be a function");
   return handler;
-}
-
-async function readBounded(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

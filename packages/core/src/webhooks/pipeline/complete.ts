@@ -1,0 +1,53 @@
+import { type IdempotencySettings, monotonicNow } from "./idempotency-settings.js";
+import { storeOperation } from "./store-operation.js";
+import type { MaybeAsync } from "./thenable.js";
+
+// A try of the completion needs at least this much of the lease left to be worth sending.
+const MIN_TRY_MS = 10;
+// A hard bound besides the lease, whatever the delays are configured to.
+const MAX_TRIES = 200;
+
+/**
+ * The complete stage: records the event as done once its handlers finished. Resolves with the store's answer
+ * (`false`: another delivery took the key over after the lease ended, or it was already done).
+ *
+ * Recording is what stops a redelivery from running the handlers again, so a failure is not final: the store is
+ * tried again with exponential back-off (with jitter) for as long as the claim's lease lasts (`leaseEndsAt`, on
+ * the monotonic clock), each try under the store's operation timeout. Rejects with the last error only when the
+ * lease ran out first. A store that answers synchronously stays synchronous on success.
+ */
+export function completeClaim(
+  settings: IdempotencySettings,
+  key: string,
+  owner: string,
+  leaseEndsAt: number,
+): MaybeAsync<boolean> {
+  const record = () => settings.store.complete(key, owner, settings.retentionMs);
+  const first = storeOperation(record, settings.operationTimeoutMs, "complete");
+  if (!(first instanceof Promise)) return first;
+  return first.catch((error: unknown) => retryCompletion(settings, record, leaseEndsAt, error));
+}
+
+async function retryCompletion(
+  settings: IdempotencySettings,
+  record: () => boolean | PromiseLike<boolean>,
+  leaseEndsAt: number,
+  firstError: unknown,
+): Promise<boolean> {
+  let lastError = firstError;
+  let delay = settings.completionRetryMinDelayMs;
+  for (let tries = 1; tries < MAX_TRIES; tries++) {
+    const wait = Math.min(delay * (0.5 + Math.random() / 2), leaseEndsAt - monotonicNow() - MIN_TRY_MS);
+    if (wait < 0) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const timeLeft = leaseEndsAt - monotonicNow();
+    if (timeLeft < MIN_TRY_MS) break;
+    try {
+      return await storeOperation(record, Math.min(settings.operationTimeoutMs, timeLeft), "complete");
+    } catch (error) {
+      lastError = error;
+    }
+    delay = Math.min(delay * 2, settings.completionRetryMaxDelayMs);
+  }
+  throw lastError;
+}

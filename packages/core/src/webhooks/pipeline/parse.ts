@@ -1,0 +1,47 @@
+import type { RequestBody } from "../body.js";
+import type { WebhookHttpResponse } from "../contract.js";
+import { findKeyProblemIn } from "../json.js";
+import { webhookResponse } from "../response.js";
+import type { SourceDefinition } from "../sources.js";
+import type { WebhookSource } from "../verifiers/types.js";
+
+/** The parse stage's answer: the typed event, or the 400 to send. */
+export type ParseResult =
+  | { readonly ok: true; readonly event: unknown }
+  | { readonly ok: false; readonly response: WebhookHttpResponse };
+
+/**
+ * The parse stage, run only once the request verifiers passed: strict UTF-8, JSON, no duplicate or prototype
+ * keys (when `rejectDuplicateKeys`), then the source's tolerant schema. Every refusal is a 400 naming the problem.
+ */
+export function parseEvent(
+  body: RequestBody,
+  source: WebhookSource,
+  definition: SourceDefinition,
+  rejectDuplicateKeys: boolean,
+): ParseResult {
+  const text = body.text();
+  if (text === undefined) return refuse("Invalid body: not valid UTF-8");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return refuse(`Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`);
+  }
+  const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
+  if (keyProblem !== undefined) return refuse(`Invalid body: ${keyProblem}`);
+  const parsed = definition.schemaFor(json).safeParse(json);
+  if (!parsed.success) return refuse(`Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
+  return { ok: true, event: parsed.data };
+}
+
+function refuse(message: string): ParseResult {
+  return { ok: false, response: webhookResponse(400, message) };
+}
+
+function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length === 0 ? "(body)" : issue.path.map(String).join(".")}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,0 +1,42 @@
+import { IdempotencyStoreUnavailableError } from "../../idempotency/types.js";
+import { adopt, type MaybeAsync } from "./thenable.js";
+
+/**
+ * Calls one idempotency-store operation under its own time limit. A store answering synchronously (the memory
+ * store) stays synchronous and pays for no timer; a store answering with any thenable is adopted and raced
+ * against `timeoutMs`, so a store that hangs (a frozen Redis, a client queueing commands while disconnected)
+ * fails the operation instead of holding the delivery. A throw, a rejection and a timeout all reject.
+ */
+export function storeOperation<T>(
+  operation: () => T | PromiseLike<T>,
+  timeoutMs: number,
+  name: "claim" | "complete" | "release",
+): MaybeAsync<T> {
+  let result: MaybeAsync<T>;
+  try {
+    result = adopt(operation());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  if (!(result instanceof Promise)) return result;
+  const pending = result;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new IdempotencyStoreUnavailableError(`The idempotency store's ${name} did not answer in ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
