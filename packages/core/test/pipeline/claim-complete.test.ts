@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { MemoryIdempotencyStore } from "../../src/idempotency/memory.js";
+import type { IdempotencyStore } from "../../src/idempotency/types.js";
+import { claimKey } from "../../src/webhooks/pipeline/claim.js";
+import { completeClaim } from "../../src/webhooks/pipeline/complete.js";
+import { type IdempotencySettings, monotonicNow } from "../../src/webhooks/pipeline/idempotency-settings.js";
+
+function settings(store: IdempotencyStore, overrides: Partial<IdempotencySettings> = {}): IdempotencySettings {
+  return {
+    store,
+    leaseMs: 1_000,
+    retentionMs: 60_000,
+    operationTimeoutMs: 100,
+    completionRetryMinDelayMs: 5,
+    completionRetryMaxDelayMs: 20,
+    ...overrides,
+  };
+}
+
+/** A memory store whose `complete` fails `failures` times (throwing, or hanging past the timeout) before working. */
+function flakyCompletion(failures: number, how: "throw" | "hang") {
+  const memory = new MemoryIdempotencyStore();
+  const counts = { complete: 0 };
+  const store: IdempotencyStore = {
+    claim: (key, owner, lease) => memory.claim(key, owner, lease),
+    complete(key, owner, retention) {
+      counts.complete++;
+      if (counts.complete <= failures) {
+        if (how === "throw") throw new Error("store hiccup");
+        return new Promise<boolean>(() => {});
+      }
+      return memory.complete(key, owner, retention);
+    },
+    release: (key, owner, retention) => memory.release(key, owner, retention),
+  };
+  return { store, counts, memory };
+}
+
+describe("claim stage", () => {
+  it("returns the store's claim synchronously for a synchronous store", () => {
+    const store = new MemoryIdempotencyStore();
+    expect(claimKey(settings(store), "k", "o1")).toEqual({ state: "claimed", attempt: 1 });
+    expect(claimKey(settings(store), "k", "o2")).toEqual({ state: "in_progress" });
+  });
+
+  it("rejects an answer that is not a claim result, so nothing runs unclaimed", async () => {
+    const store = { claim: () => ({ state: "maybe" }), complete: () => true, release: () => true };
+    expect(() => claimKey(settings(store as unknown as IdempotencyStore), "k", "o")).toThrow(/unknown result/);
+    const asyncStore = { ...store, claim: async () => undefined };
+    await expect(claimKey(settings(asyncStore as unknown as IdempotencyStore), "k", "o")).rejects.toThrow(
+      /unknown result/,
+    );
+  });
+
+  it("rejects when the store does not answer within the operation timeout", async () => {
+    const store = { claim: () => new Promise(() => {}), complete: () => true, release: () => true };
+    await expect(
+      claimKey(settings(store as unknown as IdempotencyStore, { operationTimeoutMs: 30 }), "k", "o"),
+    ).rejects.toThrow(/did not answer in 30 ms/);
+  });
+});
+
+describe("complete stage", () => {
+  it("records synchronously when the store answers synchronously", () => {
+    const store = new MemoryIdempotencyStore();
+    store.claim("k", "o", 1_000);
+    expect(completeClaim(settings(store), "k", "o", monotonicNow() + 1_000)).toBe(true);
+    expect(store.claim("k", "o2", 1_000)).toEqual({ state: "completed" });
+  });
+
+  it("keeps trying a completion that throws until the store takes it", async () => {
+    const { store, counts, memory } = flakyCompletion(3, "throw");
+    memory.claim("k", "o", 1_000);
+    await expect(completeClaim(settings(store), "k", "o", monotonicNow() + 1_000)).resolves.toBe(true);
+    expect(counts.complete).toBe(4);
+    expect(memory.claim("k", "o2", 1_000)).toEqual({ state: "completed" });
+  });
+
+  it("keeps trying a completion that hangs past the operation timeout", async () => {
+    const { store, counts, memory } = flakyCompletion(2, "hang");
+    memory.claim("k", "o", 1_000);
+    await expect(
+      completeClaim(settings(store, { operationTimeoutMs: 20 }), "k", "o", monotonicNow() + 1_000),
+    ).resolves.toBe(true);
+    expect(counts.complete).toBe(3);
+  });
+
+  it("gives up with the last error once the lease is over, not before", async () => {
+    const { store, counts } = flakyCompletion(Number.POSITIVE_INFINITY, "throw");
+    const started = monotonicNow();
+    await expect(completeClaim(settings(store), "k", "o", started + 150)).rejects.toThrow("store hiccup");
+    const elapsed = monotonicNow() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(100);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(counts.complete).toBeGreaterThan(3);
+  });
+
+  it("answers false when another delivery took the key over after the lease", async () => {
+    const { store, memory } = flakyCompletion(1, "throw");
+    let now = 0;
+    const clocked = new MemoryIdempotencyStore({ clock: () => now });
+    const takenOver: IdempotencyStore = { ...store, complete: (k, o, r) => clocked.complete(k, o, r) };
+    clocked.claim("k", "first", 10);
+    now = 20;
+    clocked.claim("k", "second", 10);
+    expect(completeClaim(settings(takenOver), "k", "first", monotonicNow() + 1_000)).toBe(false);
+    expect(memory.size).toBe(0);
+  });
+});
