@@ -12,4 +12,5 @@ export {
   type ClaimResult,
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
+  type MaybeThenable,
 } from "./types.js";

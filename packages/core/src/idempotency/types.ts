@@ -4,6 +4,12 @@ import { KirimbayarError } from "../errors/base.js";
 export type MaybePromise<T> = T | Promise<T>;
 
 /**
+ * What a store or a verifier may answer: a value, or any thenable of it (a native promise of any realm, a
+ * driver's own promise type, a lazy query builder). The receiver adopts it exactly as `await` would.
+ */
+export type MaybeThenable<T> = T | PromiseLike<T>;
+
+/**
  * Result of {@link IdempotencyStore.claim}.
  * - `claimed`: this delivery owns the key until the lease ends; `attempt` (1-based) counts earlier released
  *   attempts where the store tracks them.
@@ -28,11 +34,11 @@ export type ClaimResult =
  * const store: IdempotencyStore = new MemoryIdempotencyStore({ maxEntries: 50_000 });
  */
 export interface IdempotencyStore {
-  claim(key: string, owner: string, leaseMs: number): MaybePromise<ClaimResult>;
+  claim(key: string, owner: string, leaseMs: number): MaybeThenable<ClaimResult>;
   /** Marks the key completed if `owner` still holds it (or nobody does); returns whether it did. */
-  complete(key: string, owner: string, retentionMs: number): MaybePromise<boolean>;
+  complete(key: string, owner: string, retentionMs: number): MaybeThenable<boolean>;
   /** Deletes `owner`'s claim so a retry can run, counting the failed attempt; returns whether it did. */
-  release(key: string, owner: string, retentionMs: number): MaybePromise<boolean>;
+  release(key: string, owner: string, retentionMs: number): MaybeThenable<boolean>;
 }
 
 /**

@@ -30,7 +30,7 @@ describe("adopt (the pipeline's await)", () => {
         reads++;
         return (resolve: (value: string) => void) => resolve("ok");
       },
-    };
+    } as unknown as PromiseLike<string>;
     await expect(adopt(thenable)).resolves.toBe("ok");
     expect(reads).toBe(1);
   });

@@ -12,18 +12,18 @@ export function lazyThenable<T>(work: () => Promise<T>) {
       return work().then(onFulfilled, onRejected);
     },
   };
-  return { thenable, calls };
+  return { thenable: thenable as unknown as PromiseLike<T>, calls };
 }
 
 /** An eager promise that is not a native Promise (Bluebird-style): settles after `ms`. */
-export function eagerForeignPromise<T>(ms: number, outcome: { value?: T; error?: unknown }) {
+export function eagerForeignPromise<T>(ms: number, outcome: { value?: T; error?: unknown }): PromiseLike<T> {
   let settled: { ok: boolean; value: unknown } | undefined;
   const waiting: [(value: unknown) => unknown, (reason: unknown) => unknown][] = [];
   setTimeout(() => {
     settled = "error" in outcome ? { ok: false, value: outcome.error } : { ok: true, value: outcome.value };
     for (const [onFulfilled, onRejected] of waiting.splice(0)) (settled.ok ? onFulfilled : onRejected)(settled.value);
   }, ms);
-  return {
+  const foreign = {
     // biome-ignore lint/suspicious/noThenProperty: the point of the test double
     then(onFulfilled: (value: unknown) => unknown, onRejected: (reason: unknown) => unknown) {
       if (settled === undefined) waiting.push([onFulfilled, onRejected]);
@@ -31,6 +31,7 @@ export function eagerForeignPromise<T>(ms: number, outcome: { value?: T; error?:
       return undefined;
     },
   };
+  return foreign as unknown as PromiseLike<T>;
 }
 
 /** A native Promise of another realm (as under Jest or `vm`), settling after `ms` with `value` or `error`. */

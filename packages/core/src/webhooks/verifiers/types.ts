@@ -40,7 +40,7 @@ export interface RequestVerifier {
   readonly name: string;
   /** Sources this verifier is meaningful for; the receiver refuses it on any other. All when absent. */
   readonly sources?: readonly WebhookSource[];
-  verify(request: VerificationRequest): VerificationResult | Promise<VerificationResult>;
+  verify(request: VerificationRequest): VerificationResult | PromiseLike<VerificationResult>;
 }
 
 /**
@@ -54,7 +54,7 @@ export interface EventVerifier {
   readonly kind: "event";
   readonly name: string;
   readonly sources?: readonly WebhookSource[];
-  verify(event: unknown, request: VerificationRequest): VerificationResult | Promise<VerificationResult>;
+  verify(event: unknown, request: VerificationRequest): VerificationResult | PromiseLike<VerificationResult>;
 }
 
 /** Any verifier a receiver accepts in its `verify` list. */
