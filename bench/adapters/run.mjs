@@ -31,7 +31,9 @@ const rounds = Math.min(Number(args.rounds), 30);
 const seconds = Math.min(Number(args.seconds), 30);
 const warmupSeconds = Math.min(Number(args.warmup), 30);
 const connections = Math.min(Number(args.connections), 200);
-const GOAL = 0.95;
+// Decided after the first wave: Hono at 0.90× is accepted (0.95× stays a stretch; duplicate-key refusal stays on).
+const GOALS = { express: 0.95, hono: 0.9, nestjs: 0.95 };
+const STRETCH = 0.95;
 
 const routes = [
   { name: "bare", path: "/bare", unique: true },
@@ -150,10 +152,13 @@ try {
     const ratios = samples.get(`${framework}/webhook`).map((sample, i) => sample.rps / hand[i].rps);
     const ratio = median(ratios);
     const interval = medianInterval(ratios);
+    const GOAL = GOALS[framework] ?? STRETCH;
     const result = verdict(interval, GOAL, "at-least");
     verdicts.push(
       `- ${framework}: webhook/hand-rolled = ${ratio.toFixed(2)}×, interval ${formatInterval(interval, 2, "×")} ` +
-        `(goal ≥ ${GOAL}×: ${VERDICT_WORDS[result]}); per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}`,
+        `(goal ≥ ${GOAL}×: ${VERDICT_WORDS[result]}` +
+        (GOAL < STRETCH ? `; stretch ≥ ${STRETCH}×: ${VERDICT_WORDS[verdict(interval, STRETCH, "at-least")]}` : "") +
+        `); per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}`,
     );
     // Read by bench/run-all.mjs into the summary table of RESULTS.md.
     goals.push(

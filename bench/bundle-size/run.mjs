@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Size of `@kirimbayar/core/webhooks` as an edge-runtime user ships it: bundled from core's built ESM entry for the
 // browser/worker conditions (so `#crypto` picks the Web Crypto provider), minified, then gzipped at level 9.
-// Goal: at most 10 KB without zod (zod is a peer dependency the app already has). The size with zod bundled in is
-// shown for context only. Writes bench/results/bundle-size.md.
+// Goals (decided after the first wave, lru-cache kept): at most 16 KB for the whole entry and at most 13 KB for a
+// one-source endpoint (receiver + token verifier + default memory store), without zod (a peer dependency the app
+// already has). The size with zod bundled in is shown for context only. Writes bench/results/bundle-size.md.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -10,7 +11,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
-const GOAL_BYTES = 10 * 1024;
+const GOAL_BYTES = 16 * 1024;
+const ENDPOINT_GOAL_BYTES = 13 * 1024;
 const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const repoRoot = dirname(benchDir);
 const entry = join(repoRoot, "packages/core/dist/webhooks.js");
@@ -60,6 +62,7 @@ export const receiver = createWebhookReceiver({ source: "qris", verify: [tokenVe
 `,
 });
 const pass = withoutZod.gzip <= GOAL_BYTES && !withoutZod.nodeImports;
+const endpointPass = typicalEndpoint.gzip <= ENDPOINT_GOAL_BYTES && !typicalEndpoint.nodeImports;
 
 const coreVersion = JSON.parse(readFileSync(join(repoRoot, "packages/core/package.json"), "utf8")).version;
 const fragment = `## Bundle size of \`@kirimbayar/core/webhooks\`
@@ -72,11 +75,13 @@ Crypto provider), minified, gzip level 9.
 | without zod (peer dependency, external) | ${kb(withoutZod.bytes)} | **${kb(withoutZod.gzip)}** | ${withoutZod.nodeImports ? "yes" : "none"} |
 | with zod bundled in (context only) | ${kb(withZod.bytes)} | ${kb(withZod.gzip)} | ${withZod.nodeImports ? "yes" : "none"} |
 | of which lru-cache alone (context only) | ${kb(lruCacheOnly.bytes)} | ${kb(lruCacheOnly.gzip)} | ${lruCacheOnly.nodeImports ? "yes" : "none"} |
-| a typical endpoint: receiver + token verifier + default memory store, without zod (context only) | ${kb(typicalEndpoint.bytes)} | ${kb(typicalEndpoint.gzip)} | ${typicalEndpoint.nodeImports ? "yes" : "none"} |
+| a one-source endpoint: receiver + token verifier + default memory store, without zod | ${kb(typicalEndpoint.bytes)} | ${kb(typicalEndpoint.gzip)} | ${typicalEndpoint.nodeImports ? "yes" : "none"} |
 
-Goal: at most 10 KB minified + gzipped without zod, and no \`node:\` import: **${pass ? "met" : "NOT met"}**.
+Goals, minified + gzipped without zod and with no \`node:\` import: the whole entry at most 16 KB (**${pass ? "met" : "NOT met"}**),
+a one-source endpoint at most 13 KB (**${endpointPass ? "met" : "NOT met"}**).
 
-<!-- goal: core webhooks entry, min+gzip without zod | ${kb(withoutZod.gzip)} | <= 10 KB | ${pass ? "pass" : "fail"} -->
+<!-- goal: core webhooks entry, min+gzip without zod | ${kb(withoutZod.gzip)} | <= 16 KB | ${pass ? "pass" : "fail"} -->
+<!-- goal: one-source webhook endpoint, min+gzip without zod | ${kb(typicalEndpoint.gzip)} | <= 13 KB | ${endpointPass ? "pass" : "fail"} -->
 `;
 
 mkdirSync(join(benchDir, "results"), { recursive: true });
