@@ -12,5 +12,7 @@ export {
   type ClaimResult,
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
+  type IdempotencyTransaction,
   type MaybeThenable,
+  type TransactionalIdempotencyStore,
 } from "./types.js";

@@ -42,6 +42,34 @@ export interface IdempotencyStore {
 }
 
 /**
+ * One database transaction in which a delivery is claimed, handled and recorded: the store's half of transactional
+ * handlers. `claim` records the key as completed *inside* the transaction, so the record becomes visible exactly
+ * when the handlers' own writes do (on `commit`), and vanishes with them on `rollback` or a crash.
+ */
+export interface IdempotencyTransaction {
+  /** What handlers get as `ctx.transaction` (for Postgres: the `pg` client holding the transaction). */
+  readonly handle: unknown;
+  /**
+   * `claimed`: this transaction now holds the key; `completed`: a committed delivery processed it (within the
+   * retention); `in_progress`: another open transaction holds it (the store gives up quickly: a lock timeout).
+   */
+  claim(key: string, retentionMs: number): MaybeThenable<ClaimResult>;
+  commit(): MaybeThenable<void>;
+  rollback(): MaybeThenable<void>;
+}
+
+/**
+ * A store that can open a transaction shared with the handlers (`idempotency: { transactional: true }`), such as
+ * {@link PostgresIdempotencyStore}.
+ *
+ * @example
+ * createWebhookReceiver({ source: "qris", verify, idempotency: { store: postgresStore, transactional: true } });
+ */
+export interface TransactionalIdempotencyStore {
+  begin(): MaybeThenable<IdempotencyTransaction>;
+}
+
+/**
  * Thrown by the stores when the backing service does not answer (timeout, connection refused); the receiver
  * answers such failures with 503.
  *

@@ -29,10 +29,20 @@ export interface WebhookContext {
   readonly rawBody: Uint8Array;
   /** Peer address as the adapter passed it. */
   readonly remoteAddress?: string | undefined;
+  /**
+   * With transactional handlers (`idempotency: { transactional: true }`), the store's open transaction (for
+   * {@link PostgresIdempotencyStore}: the `pg` client): write your effect through it, and it commits together with
+   * the record that the event was processed. `undefined` otherwise.
+   */
+  readonly transaction?: unknown;
+  /** Where the event came from: a webhook delivery, or the reconciler finding it on the provider's status endpoint. */
+  readonly origin: "webhook" | "reconciliation";
 }
 
 /** What the receiver knows about a delivery once its body is read. */
 export interface ReceivedDelivery {
+  /** `"reconciliation"` for events the reconciler found; webhook deliveries leave it out. */
+  readonly origin?: "webhook" | "reconciliation";
   readonly now: number;
   readonly headers: WebhookHeadersInput;
   readonly body: RequestBody;
@@ -46,18 +56,28 @@ export class DeliveryContext implements WebhookContext {
   readonly isRetry: boolean | undefined;
   readonly attempt: number | undefined;
   readonly remoteAddress: string | undefined;
+  readonly transaction: unknown;
+  readonly origin: "webhook" | "reconciliation";
   readonly #receivedAtMs: number;
   readonly #headersInput: WebhookHeadersInput;
   readonly #body: RequestBody;
   #headers: Headers | undefined;
 
   // Positional parameters: one context is built per delivery, and an options object would be one more allocation.
-  constructor(source: WebhookSource, idempotencyKey: string, attempt: number | undefined, delivery: ReceivedDelivery) {
+  constructor(
+    source: WebhookSource,
+    idempotencyKey: string,
+    attempt: number | undefined,
+    delivery: ReceivedDelivery,
+    transaction?: unknown,
+  ) {
     this.source = source;
     this.idempotencyKey = idempotencyKey;
     this.attempt = attempt;
     this.isRetry = attempt === undefined ? undefined : attempt > 1;
     this.remoteAddress = delivery.remoteAddress;
+    this.transaction = transaction;
+    this.origin = delivery.origin ?? "webhook";
     this.#receivedAtMs = delivery.now;
     this.#headersInput = delivery.headers;
     this.#body = delivery.body;

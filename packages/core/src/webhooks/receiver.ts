@@ -13,6 +13,7 @@ import { type IdempotencySettings, monotonicNow } from "./pipeline/idempotency-s
 import { parseEvent } from "./pipeline/parse.js";
 import { runHandlers } from "./pipeline/run.js";
 import { storeOperation } from "./pipeline/store-operation.js";
+import { runInTransaction, type TransactionalOutcomes } from "./pipeline/transactional.js";
 import { checkTransport, MissingRawBody, type TransportRules } from "./pipeline/transport.js";
 import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
@@ -62,6 +63,14 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
    * completion that is not recorded lets a redelivery after the lease run the handlers a second time.
    */
   completionRetry?: { minDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Transactional handlers (the store must open transactions, as {@link PostgresIdempotencyStore} does): each
+   * delivery runs in one store transaction that claims the event, hands itself to the handlers as
+   * `ctx.transaction`, records the completion and commits, and only then is answered 200. A handler error or a
+   * crash rolls back the effect and the record together, so the event is applied exactly once by a later
+   * redelivery or the reconciler. Default `false`.
+   */
+  transactional?: boolean;
 }
 
 /** Options of {@link createWebhookReceiver}. */
@@ -258,6 +267,13 @@ export function createWebhookReceiver<S extends WebhookSource>(
       idempotency.completionRetry?.maxDelayMs ?? 1_000,
     ),
   };
+  const transactional = idempotency.transactional === true;
+  if (transactional && typeof (settings.store as { begin?: unknown }).begin !== "function") {
+    throw new WebhookConfigurationError(
+      "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
+        "(PostgresIdempotencyStore); this store has no begin()",
+    );
+  }
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
   const registry = new HandlerRegistry();
   // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
@@ -359,6 +375,9 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
+    if (transactional) {
+      return runInTransaction(settings, source, key, handlers, event, delivery, transactionOutcomes(event));
+    }
     const owner = `${instanceId}:${++deliveryCount}`;
     // Measured before the claim is sent, so the receiver never counts on more lease than the store grants.
     const leaseEndsAt = monotonicNow() + settings.leaseMs;
@@ -409,6 +428,33 @@ export function createWebhookReceiver<S extends WebhookSource>(
       );
     }
     return complete(claim);
+  }
+
+  function transactionOutcomes(event: unknown): TransactionalOutcomes {
+    return {
+      processed,
+      duplicateOfCompleted,
+      duplicateInProgress,
+      storeUnavailable: (error) => storeUnavailable(error, event),
+      async failed(error, context, stage) {
+        if (stage === "idempotency") {
+          logger.error?.("Could not commit a webhook's transaction; it was rolled back", { source, error });
+        }
+        await reportError(stage === "handler" ? error : storeError(error), {
+          source,
+          stage,
+          status: 500,
+          event,
+          context,
+        });
+        return webhookResponse(
+          500,
+          stage === "handler"
+            ? "The webhook handler failed; the delivery will be retried"
+            : "Could not commit the webhook's transaction; the delivery will be retried",
+        );
+      },
+    };
   }
 
   async function handlerFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {

@@ -10,7 +10,7 @@ import { adopt, type MaybeAsync } from "./thenable.js";
 export function storeOperation<T>(
   operation: () => T | PromiseLike<T>,
   timeoutMs: number,
-  name: "claim" | "complete" | "release",
+  name: "claim" | "complete" | "release" | "begin" | "commit" | "rollback",
 ): MaybeAsync<T> {
   let result: MaybeAsync<T>;
   try {
