@@ -7,6 +7,7 @@ export * from "./http/index.js";
 export * from "./orders/index.js";
 export * from "./payment/index.js";
 export * from "./qris/index.js";
+export * from "./reconcile/index.js";
 export * from "./shipping/index.js";
 export { SDK_NAME } from "./version.js";
 export * from "./webhooks.js";

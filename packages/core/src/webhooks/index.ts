@@ -4,6 +4,7 @@ export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
 export {
   type AnyWebhookReceiver,
+  type AppliedEvent,
   createWebhookReceiver,
   DEFAULT_BODY_READ_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,

@@ -154,6 +154,27 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   /** Web-standard entry: reads the body (bounded by `maxBodyBytes`) and answers a `Response`. */
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
+  /**
+   * Runs an event learned elsewhere (the reconciler asked the provider's status endpoint) through this receiver's
+   * schema, handlers and idempotency store, under the key the webhook of the same event carries: so a webhook
+   * arriving later is a duplicate, and an event a webhook already applied is not applied again. Handlers see
+   * `ctx.origin === "reconciliation"`. Skips only what belongs to HTTP (transport checks, verifiers). Never throws.
+   */
+  applyEvent(payload: unknown): Promise<AppliedEvent>;
+}
+
+/** What {@link SourceWebhookReceiver.applyEvent} did with an event. */
+export interface AppliedEvent {
+  /**
+   * `applied`: the handlers ran and completed now; `already_applied`: an earlier delivery completed it;
+   * `in_progress`: another delivery holds it right now; `not_handled`: no handler listens to this event;
+   * `invalid`: the payload failed the source's schema; `failed`: a handler or the store failed (see `error`).
+   */
+  readonly outcome: "applied" | "already_applied" | "in_progress" | "not_handled" | "invalid" | "failed";
+  /** The idempotency key, once known. */
+  readonly key?: string;
+  /** Why it failed or was invalid. */
+  readonly error?: unknown;
 }
 
 /**
@@ -174,6 +195,7 @@ export interface AnyWebhookReceiver {
   onError(handler: WebhookErrorHandler): this;
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
+  applyEvent(payload: unknown): Promise<AppliedEvent>;
 }
 
 /**
@@ -197,7 +219,8 @@ const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 
 const processed = fixedWebhookResponse(200, "Webhook processed");
-const duplicateOfCompleted = fixedWebhookResponse(200, "Duplicate of an event already processed");
+const DUPLICATE_MESSAGE = "Duplicate of an event already processed";
+const duplicateOfCompleted = fixedWebhookResponse(200, DUPLICATE_MESSAGE);
 const duplicateInProgress = fixedWebhookResponse(409, "Duplicate of an event still being processed; retry later");
 
 /**
@@ -281,7 +304,12 @@ export function createWebhookReceiver<S extends WebhookSource>(
   let deliveryCount = 0;
   const errorHandlers: WebhookErrorHandler[] = [];
 
+  // Failures of events applied through applyEvent, by event object, so the caller learns the error itself.
+  const applyFailures = new WeakMap<object, { error?: unknown }>();
+
   async function reportError(error: unknown, errorContext: WebhookErrorContext): Promise<void> {
+    const slot = typeof errorContext.event === "object" ? applyFailures.get(errorContext.event as object) : undefined;
+    if (slot !== undefined) slot.error = error;
     for (const handler of errorHandlers) {
       try {
         await handler(error, errorContext);
@@ -506,6 +534,61 @@ export function createWebhookReceiver<S extends WebhookSource>(
     }
   }
 
+  async function applyEvent(payload: unknown): Promise<AppliedEvent> {
+    let text: string;
+    try {
+      text = JSON.stringify(payload);
+    } catch (error) {
+      return { outcome: "invalid", error };
+    }
+    const body = new RequestBody(text ?? "");
+    const parsed = parseEvent(body, source, definition, false);
+    if (!parsed.ok) {
+      const error = new WebhookProcessingError(JSON.parse(parsed.response.body).message, {
+        code: "webhook_invalid_event",
+        status: 400,
+      });
+      return { outcome: "invalid", error };
+    }
+    const event = parsed.event as object;
+    const slot: { error?: unknown } = {};
+    applyFailures.set(event, slot);
+    const delivery: ReceivedDelivery = {
+      origin: "reconciliation",
+      now: clock(),
+      headers: {},
+      body,
+      remoteAddress: undefined,
+    };
+    let response: WebhookHttpResponse;
+    try {
+      const outcome = dispatch(event, delivery);
+      response = outcome instanceof Promise ? await outcome : outcome;
+    } catch (error) {
+      return { outcome: "failed", error };
+    }
+    const keyed = customKey?.(event) ?? definition.defaultKey(event);
+    const withKey = keyed === undefined ? {} : { key: keyed };
+    if (response.status === 409) return { outcome: "in_progress", ...withKey };
+    if (response.status !== 200) {
+      const error =
+        slot.error ??
+        new WebhookProcessingError(JSON.parse(response.body).message, {
+          code: "webhook_failed",
+          status: response.status,
+        });
+      return { outcome: "failed", error, ...withKey };
+    }
+    if (registry.select(definition.eventName(event), statusOf(event)).length === 0)
+      return { outcome: "not_handled", ...withKey };
+    const message = JSON.parse(response.body).message as string;
+    return { outcome: message === DUPLICATE_MESSAGE ? "already_applied" : "applied", ...withKey };
+  }
+
+  function statusOf(event: unknown): string | undefined {
+    return source === "orders" ? (event as OrderStatusWebhook).status : undefined;
+  }
+
   const receiver: SourceWebhookReceiver<S> = {
     source,
     maxBodyBytes,
@@ -544,6 +627,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     },
     handle,
     fetch: (request, info) => fetchEntry(receiver, request, info),
+    applyEvent,
   };
   return receiver;
 }

@@ -1,0 +1,223 @@
+import { RateLimitError } from "../errors/api-error.js";
+import { ConfigurationError, RequestValidationError } from "../errors/validation.js";
+import type { AppliedEvent } from "../webhooks/receiver.js";
+import { PollLimits } from "./poll-limits.js";
+import {
+  type GatewayPaymentRecord,
+  gatewayCallbackFromStatus,
+  type QrisStatusRecord,
+  qrisWebhookFromStatus,
+} from "./provider-events.js";
+import { assertReferences, idOf, type PendingReference } from "./references.js";
+
+/** What the reconciler needs of a receiver: every `WebhookReceiver` of the matching source is one. */
+export interface ReconcilableReceiver {
+  readonly source: string;
+  applyEvent(payload: unknown): Promise<AppliedEvent>;
+}
+
+/** The status call of the QR service (`QrisClient` is one). */
+export interface QrisStatusSource {
+  getQrisPaymentStatus(historyId: string): Promise<{ readonly data: QrisStatusRecord }>;
+}
+
+/** The status call of the payment gateway (`PaymentGatewayClient` is one). */
+export interface GatewayStatusSource {
+  getPaymentStatus(paymentId: string): Promise<{ readonly data: GatewayPaymentRecord }>;
+}
+
+/** Options of {@link createReconciler}. */
+export interface ReconcilerOptions {
+  /** The receivers the app already has: events found are run through their handlers and idempotency stores. */
+  receivers: { qris?: ReconcilableReceiver; payment?: ReconcilableReceiver };
+  /** The clients to ask. */
+  clients: { qris?: QrisStatusSource; payment?: GatewayStatusSource };
+  /** Status requests in flight at once (default 4). */
+  concurrency?: number;
+  /** Least time between two status requests for one id (default 3,000 ms, the provider's polling limit). */
+  minIntervalPerIdMs?: number;
+  /** Epoch milliseconds; default `Date.now`. */
+  clock?: () => number;
+  /** Where `start()` reports a run that could not happen (its `pending` callback threw); default `console`. */
+  logger?: { error?(message: string, details?: Record<string, unknown>): void };
+}
+
+/**
+ * What reconciling one reference found.
+ * - `applied`: the provider's state had moved on and the event ran now — **a payment found only by
+ *   reconciliation** (its webhooks never arrived or all failed): log or alert on it;
+ * - `already_applied`: moved on, and a webhook (or an earlier run) had applied it;
+ * - `pending`: the provider still has it unpaid/PENDING;
+ * - `in_progress`: a webhook of the same event is being handled right now;
+ * - `not_handled`: moved on, but no handler listens to that event;
+ * - `skipped`: not asked this time (the polling limits; see `reason`);
+ * - `failed`: the provider call, the handler or the store failed (`error` is typed); other references go on.
+ */
+export interface ReconcileResult {
+  readonly reference: PendingReference;
+  readonly outcome: "applied" | "already_applied" | "pending" | "in_progress" | "not_handled" | "skipped" | "failed";
+  /** The state the provider reported (`paid`, `EXPIRED`, ...), once asked. */
+  readonly providerStatus?: string;
+  /** The idempotency key the event was applied under. */
+  readonly key?: string;
+  readonly reason?: string;
+  readonly error?: unknown;
+}
+
+/** Options of {@link Reconciler.start}. */
+export interface ReconcilerSchedule {
+  /** Interval between the end of one run and the start of the next, in ms. */
+  every: number;
+  /** The references the app considers pending, asked anew before each run (e.g. a query of unpaid orders). */
+  pending: () => readonly PendingReference[] | Promise<readonly PendingReference[]>;
+  /** Random spread of the interval, as a fraction (default 0.1: ±10 %), so instances do not poll in step. */
+  jitter?: number;
+  /** Called with each run's results. */
+  onReport?: (results: readonly ReconcileResult[]) => unknown;
+}
+
+/** A running schedule; `stop()` ends it after the run in flight, if any, has finished. */
+export interface RunningReconciler {
+  stop(): Promise<void>;
+}
+
+/** Asks the provider about payments the app still considers pending and applies what moved on. */
+export interface Reconciler {
+  /**
+   * Reconciles `references` once. Throws a {@link RequestValidationError} before any network call when a
+   * reference is malformed or names a source without a configured client and receiver; otherwise never throws.
+   */
+  reconcile(references: readonly PendingReference[]): Promise<ReconcileResult[]>;
+  /** Reconciles `pending()` every `every` ms (with jitter) until `stop()`. */
+  start(schedule: ReconcilerSchedule): RunningReconciler;
+}
+
+/**
+ * Creates the reconciler: for each pending reference it asks the provider's status endpoint and, when the
+ * payment has moved on (paid, expired, cancelled), runs the same typed event through the same receiver's
+ * handlers and idempotency store under the key the webhook would carry. A webhook arriving later is then a
+ * duplicate, and a reconciliation after a delivered webhook does nothing. Webhooks get 4 tries over about 21
+ * minutes; this catches every payment whose webhooks all failed.
+ *
+ * @example
+ * const reconciler = createReconciler({ receivers: { qris }, clients: { qris: qrisClient } });
+ * const running = reconciler.start({
+ *   every: 60_000,
+ *   pending: async () => (await db.unpaidOrders()).map((o) => ({ source: "qris", history_id: o.historyId })),
+ *   onReport: (results) => results.filter((r) => r.outcome === "applied").forEach((r) => alert("missed webhook", r)),
+ * });
+ * process.on("SIGTERM", () => running.stop());
+ */
+export function createReconciler(options: ReconcilerOptions): Reconciler {
+  const { receivers, clients } = options;
+  if (typeof receivers !== "object" || receivers === null || typeof clients !== "object" || clients === null) {
+    throw new ConfigurationError("receivers", "createReconciler: receivers and clients are required");
+  }
+  for (const source of ["qris", "payment"] as const) {
+    const receiver = receivers[source];
+    if (receiver !== undefined && (receiver.source !== source || typeof receiver.applyEvent !== "function")) {
+      throw new ConfigurationError(
+        `receivers.${source}`,
+        `createReconciler: receivers.${source} must be a "${source}" webhook receiver`,
+      );
+    }
+  }
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+  const clock = options.clock ?? Date.now;
+  const limits = new PollLimits(options.minIntervalPerIdMs ?? 3_000, clock);
+  const logger = options.logger ?? console;
+
+  async function reconcileOne(reference: PendingReference): Promise<ReconcileResult> {
+    const id = idOf(reference);
+    const refusal = limits.take(id);
+    if (refusal !== undefined) return { reference, outcome: "skipped", reason: refusal };
+    let payload: object | undefined;
+    let providerStatus: string;
+    try {
+      if (reference.source === "qris") {
+        const { data } = await (clients.qris as QrisStatusSource).getQrisPaymentStatus(id);
+        providerStatus = String(data.payment_status ?? "");
+        payload = qrisWebhookFromStatus(reference.history_id, data, reference.amount, clock());
+      } else {
+        const { data } = await (clients.payment as GatewayStatusSource).getPaymentStatus(id);
+        providerStatus = String(data.status ?? "");
+        payload = gatewayCallbackFromStatus(id, data);
+      }
+    } catch (error) {
+      if (error instanceof RateLimitError) limits.pause(error.retryAfterMs);
+      return { reference, outcome: "failed", error };
+    }
+    if (payload === undefined) return { reference, outcome: "pending", providerStatus };
+    const applied = await (receivers[reference.source] as ReconcilableReceiver).applyEvent(payload);
+    const base = { reference, providerStatus, ...(applied.key === undefined ? {} : { key: applied.key }) };
+    if (applied.outcome === "invalid" || applied.outcome === "failed") {
+      return { ...base, outcome: "failed", error: applied.error };
+    }
+    return { ...base, outcome: applied.outcome };
+  }
+
+  async function reconcile(references: readonly PendingReference[]): Promise<ReconcileResult[]> {
+    assertReferences(references);
+    const unconfigured = references
+      .map((reference, index) => ({ reference, index }))
+      .filter(({ reference }) => receivers[reference.source] === undefined || clients[reference.source] === undefined);
+    if (unconfigured.length > 0) {
+      throw new RequestValidationError(
+        unconfigured.map(({ reference, index }) => ({
+          path: String(index),
+          message: `no ${reference.source} receiver and client were given to createReconciler`,
+        })),
+        "reconcile",
+      );
+    }
+    const results: ReconcileResult[] = new Array(references.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < references.length) {
+        const index = next++;
+        results[index] = await reconcileOne(references[index] as PendingReference);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, references.length) }, worker));
+    return results;
+  }
+
+  function start(schedule: ReconcilerSchedule): RunningReconciler {
+    if (!(Number.isFinite(schedule?.every) && schedule.every > 0) || typeof schedule.pending !== "function") {
+      throw new ConfigurationError(
+        "every",
+        "reconciler.start: every must be a positive number of ms and pending a function",
+      );
+    }
+    const jitter = Math.min(Math.max(schedule.jitter ?? 0.1, 0), 1);
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let inFlight: Promise<void> = Promise.resolve();
+
+    const run = async () => {
+      try {
+        const results = await reconcile(await schedule.pending());
+        await schedule.onReport?.(results);
+      } catch (error) {
+        logger.error?.("Reconciliation run failed", { error });
+      }
+    };
+    const scheduleNext = () => {
+      if (stopped) return;
+      const delay = schedule.every * (1 + jitter * (Math.random() * 2 - 1));
+      timer = setTimeout(() => {
+        inFlight = run().then(scheduleNext);
+      }, delay);
+    };
+    scheduleNext();
+    return {
+      async stop() {
+        stopped = true;
+        if (timer !== undefined) clearTimeout(timer);
+        await inFlight;
+      },
+    };
+  }
+
+  return { reconcile, start };
+}
