@@ -121,7 +121,7 @@ describe("createReconciler: reconcile()", () => {
       qrisRef("with-ref-amount", 50_003),
     ]);
     expect(without?.outcome).toBe("failed");
-    expect(String((without?.error as Error).message)).toMatch(/amount/);
+    expect(String((without?.error as Error | undefined)?.message)).toMatch(/amount/);
     expect(withAmount?.outcome).toBe("applied");
   });
 
@@ -143,7 +143,10 @@ describe("createReconciler: reconcile()", () => {
 
   it("keeps going when the provider fails for one reference, reporting the typed error", async () => {
     const { world, reconciler } = setup();
-    world.failures.set("broken", new RateLimitError("slow down", { status: 429, retryAfterMs: 10_000 }));
+    world.failures.set(
+      "broken",
+      new RateLimitError("slow down", { status: 429, method: "GET", path: "/status", retryAfterMs: 10_000 }),
+    );
     world.qris.set("fine", { payment_status: "paid", amount: 1_000 });
     const results = await reconciler.reconcile([qrisRef("broken"), qrisRef("fine")]);
     expect(results[0]?.outcome).toBe("failed");
@@ -166,7 +169,7 @@ describe("createReconciler: reconcile()", () => {
     world.qris.set("h", { payment_status: "paid", amount: 1_000 });
     const [first] = await reconciler.reconcile([qrisRef("h")]);
     expect(first?.outcome).toBe("failed");
-    expect((first?.error as Error).message).toBe("database down");
+    expect((first?.error as Error | undefined)?.message).toBe("database down");
     now += 3_000;
     const [second] = await reconciler.reconcile([qrisRef("h")]);
     expect(second?.outcome).toBe("applied");
@@ -200,7 +203,10 @@ describe("createReconciler: reconcile()", () => {
     const [tooSoon] = await reconciler.reconcile([qrisRef("a")]);
     expect(tooSoon).toMatchObject({ outcome: "skipped", reason: expect.stringMatching(/polling limit/) });
     now += 3_000;
-    world.failures.set("a", new RateLimitError("slow down", { status: 429, retryAfterMs: 10_000 }));
+    world.failures.set(
+      "a",
+      new RateLimitError("slow down", { status: 429, method: "GET", path: "/status", retryAfterMs: 10_000 }),
+    );
     expect((await reconciler.reconcile([qrisRef("a")]))[0]?.outcome).toBe("failed");
     now += 5_000;
     const [paused] = await reconciler.reconcile([qrisRef("b")]);

@@ -36,7 +36,6 @@ describe("adopt (the pipeline's await)", () => {
   });
 
   it("rejects when then throws or its getter throws", async () => {
-    // biome-ignore lint/suspicious/noThenProperty: the point of the test
     const throwing = {
       then: () => {
         throw new Error("then threw");

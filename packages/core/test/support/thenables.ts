@@ -5,7 +5,6 @@ import { runInNewContext } from "node:vm";
 export function lazyThenable<T>(work: () => Promise<T>) {
   const calls = { then: 0, started: false };
   const thenable = {
-    // biome-ignore lint/suspicious/noThenProperty: the point of the test double
     then(onFulfilled: (value: T) => unknown, onRejected: (reason: unknown) => unknown) {
       calls.then++;
       calls.started = true;
@@ -24,7 +23,6 @@ export function eagerForeignPromise<T>(ms: number, outcome: { value?: T; error?:
     for (const [onFulfilled, onRejected] of waiting.splice(0)) (settled.ok ? onFulfilled : onRejected)(settled.value);
   }, ms);
   const foreign = {
-    // biome-ignore lint/suspicious/noThenProperty: the point of the test double
     then(onFulfilled: (value: unknown) => unknown, onRejected: (reason: unknown) => unknown) {
       if (settled === undefined) waiting.push([onFulfilled, onRejected]);
       else queueMicrotask(() => (settled?.ok ? onFulfilled : onRejected)(settled?.value));
