@@ -27,3 +27,5 @@ declare const receiver: import("@kirimbayar/core/webhooks").WebhookReceiver;
 declare class OrdersService {
   markPaid(...args: unknown[]): Promise<void>;
 }
+declare const db: { unpaidQrOrders(): Promise<{ historyId: string; finalAmount: number }[]> };
+declare function alertOps(...args: unknown[]): void;
