@@ -20,7 +20,6 @@ export function lazyThenable<T>(work: () => Promise<T>): LazyThenable<T> {
     get thenCalls() {
       return thenCalls;
     },
-    // biome-ignore lint/suspicious/noThenProperty: this object is a thenable on purpose
     then(onFulfilled, onRejected) {
       thenCalls++;
       return work().then(onFulfilled, onRejected);
@@ -57,7 +56,6 @@ export class EagerPromise<T> implements PromiseLike<T> {
     }
   }
 
-  // biome-ignore lint/suspicious/noThenProperty: a promise implementation
   then<A = T, B = never>(
     onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
     onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
