@@ -8,7 +8,7 @@ export interface PendingQrisPayment {
    * The `final_amount` `generateQris` returned: the event's amount when the status endpoint does not say it
    * (optional; without either, a paid QR cannot become a `payment.success` event and is reported `failed`).
    */
-  readonly amount?: number;
+  readonly amount?: number | undefined;
 }
 
 /** A payment-gateway payment the app still considers pending: its `payment_id` from `createPayment`. */
