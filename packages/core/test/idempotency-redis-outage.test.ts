@@ -61,10 +61,13 @@ describe("Redis outage in the middle of a run", () => {
     const ids = Array.from({ length: EVENTS }, (_, i) => `outage-${i}`);
     const pending = [...ids];
     const deadline = Date.now() + 20_000;
+    let gate: Promise<void> = Promise.resolve();
 
     async function provider(): Promise<void> {
       while (pending.length > 0 && Date.now() < deadline) {
-        const id = pending.shift() as string;
+        await gate;
+        const id = pending.shift();
+        if (id === undefined) break;
         const response = await receiver.handle(
           webhookRequest({ url: `/q?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess({ qris_history_id: id })) }),
         );
@@ -80,8 +83,14 @@ describe("Redis outage in the middle of a run", () => {
 
     const outageDone = (async () => {
       while (finished.size < EVENTS / 3) await sleep(2);
+      // Hold new deliveries while Redis stops, so plenty of events are still to come once it is down.
+      let open: () => void = () => {};
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
       await redis.stop();
       outage = "down";
+      open();
       while (statusesDuringOutage.filter((status) => status === 503).length < 20) await sleep(10);
       await redis.restart();
       outage = "after";
