@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adopt, whenSettled } from "../../src/webhooks/pipeline/thenable.js";
+import { adopt } from "../../src/webhooks/pipeline/thenable.js";
 import { eagerForeignPromise, lazyThenable, otherRealmPromise } from "../support/thenables.js";
 
 describe("adopt (the pipeline's await)", () => {
@@ -67,32 +67,5 @@ describe("adopt (the pipeline's await)", () => {
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }
-  });
-
-  it("whenSettled continues synchronously for plain values and after settling for thenables", async () => {
-    const seen: string[] = [];
-    const sync = whenSettled(
-      1,
-      (value) => `sync ${value}`,
-      () => "failed",
-    );
-    expect(sync).toBe("sync 1");
-    const later = whenSettled(
-      lazyThenable(async () => 2).thenable,
-      (value) => {
-        seen.push(`later ${value}`);
-        return "done";
-      },
-      () => "failed",
-    );
-    expect(seen).toEqual([]);
-    await expect(later).resolves.toBe("done");
-    await expect(
-      whenSettled(
-        Promise.reject(new Error("x")),
-        () => "ok",
-        () => "failed",
-      ),
-    ).resolves.toBe("failed");
   });
 });

@@ -29,13 +29,3 @@ export function adopt<T>(value: T | PromiseLike<T>): MaybeAsync<T> {
     (then as ThenFunction).call(value, resolve as (value: unknown) => void, reject);
   });
 }
-
-/** Runs `next` on the adopted value: synchronously for a plain value, after it settles for a thenable. */
-export function whenSettled<T, R>(
-  value: T | PromiseLike<T>,
-  next: (settled: T) => MaybeAsync<R>,
-  failed: (error: unknown) => MaybeAsync<R>,
-): MaybeAsync<R> {
-  const adopted = adopt(value);
-  return adopted instanceof Promise ? adopted.then(next, failed) : next(adopted);
-}
