@@ -14,4 +14,5 @@ export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";
 export type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
+export { KirimbayarReconciler } from "./reconciler.service.js";
 export { KIRIMBAYAR_CLIENTS } from "./tokens.js";

@@ -4,7 +4,8 @@ import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
-import { KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import { KirimbayarReconciler } from "./reconciler.service.js";
+import { KIRIMBAYAR_OPTIONS_FOR_RECONCILER, KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import { createWebhookController } from "./webhook-controller.js";
 import { buildWebhookRoutes } from "./webhook-routes.js";
 
@@ -47,7 +48,10 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
     allClientsProvider(definition.MODULE_OPTIONS_TOKEN),
     WebhookHandlerExplorer,
     BodyParserErrorBridge,
+    { provide: KIRIMBAYAR_OPTIONS_FOR_RECONCILER, useExisting: definition.MODULE_OPTIONS_TOKEN },
+    KirimbayarReconciler,
   ],
+  exports: [KirimbayarReconciler],
 })
 export class KirimbayarModule extends definition.ConfigurableModuleClass {
   /** Configures the module from a plain object; provides exactly the clients in `options.clients`. */
@@ -67,6 +71,6 @@ function withClients(module: DynamicModule, names: Parameters<typeof clientProvi
   return {
     ...module,
     providers: [...(module.providers ?? []), ...clientProviders(names)],
-    exports: [...(module.exports ?? []), ...names.map(clientClassOf)],
+    exports: [...(module.exports ?? []), KirimbayarReconciler, ...names.map(clientClassOf)],
   };
 }

@@ -1,4 +1,9 @@
-import type { KirimbayarClientName, KirimbayarClientsOptions } from "@kirimbayar/core";
+import type {
+  KirimbayarClientName,
+  KirimbayarClientsOptions,
+  ReconcilerOptions,
+  ReconcilerSchedule,
+} from "@kirimbayar/core";
 import type { WebhookSource, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
@@ -10,6 +15,15 @@ export interface KirimbayarModuleOptions {
     /** One path segment per source under `webhookPath`. Defaults: `qris`, `payment`, `orders`. */
     paths?: Partial<Record<WebhookSource, string>>;
   };
+  /**
+   * Reconcile pending payments on a schedule, started after the app bootstrapped and stopped on shutdown, through
+   * the configured `webhooks.qris`/`webhooks.payment` receivers and `clients.qris`/`clients.paymentGateway`
+   * (core's `createReconciler`). Use `forRootAsync` to reach your own services from `pending`. Without it,
+   * inject `KirimbayarReconciler` and call `reconcile()` from your own scheduler.
+   */
+  reconcile?: ReconcilerSchedule;
+  /** Limits of the reconciler: `concurrency`, `minIntervalPerIdMs`, `logger`. */
+  reconcileOptions?: Pick<ReconcilerOptions, "concurrency" | "minIntervalPerIdMs" | "logger" | "clock">;
 }
 
 /** Options read when the module is defined, before any async factory runs. */

@@ -9,3 +9,6 @@ export const KIRIMBAYAR_HANDLER_BINDINGS = "kirimbayar:handler-bindings";
 
 /** Injection token of the webhook controller's route prefix (`webhookPath`). */
 export const KIRIMBAYAR_WEBHOOK_PATH = Symbol("kirimbayar:webhook-path");
+
+/** The module options, as the reconciler reads them (an alias of the builder's options token). */
+export const KIRIMBAYAR_OPTIONS_FOR_RECONCILER = Symbol("kirimbayar:options-for-reconciler");
