@@ -261,3 +261,23 @@ describe("createReconciler: start()", () => {
     expect(() => reconciler.start({ every: 0, pending: () => [] })).toThrow(/every must be a positive number/);
   });
 });
+
+describe("payment keys shared by callbacks and reconciliation", () => {
+  it("treats a callback's status in any letter case (and the British CANCELLED) as the gateway's state", async () => {
+    const world = provider();
+    const { payment, applied } = receivers();
+    const reconciler = createReconciler({ receivers: { payment }, clients: { payment: world.clients.payment } });
+    await payment.handle(
+      webhookRequest({ rawBody: JSON.stringify({ payment_id: "P-9", status: "paid", amount: 1_000 }) }),
+    );
+    world.payments.set("P-9", { status: "PAID", amount: 1_000 });
+    const [result] = await reconciler.reconcile([{ source: "payment", payment_id: "P-9" }]);
+    expect(result).toMatchObject({ outcome: "already_applied", key: "payment:P-9:PAID" });
+    await payment.handle(webhookRequest({ rawBody: JSON.stringify({ payment_id: "P-8", status: "Cancelled" }) }));
+    const cancelled = await payment.handle(
+      webhookRequest({ rawBody: JSON.stringify({ payment_id: "P-8", status: "CANCELED" }) }),
+    );
+    expect(bodyOf(cancelled).message).toMatch(/Duplicate/);
+    expect(applied.map((a) => a.id)).toEqual(["P-9", "P-8"]);
+  });
+});

@@ -81,7 +81,10 @@ const payment: SourceDefinition = {
   defaultKey(event) {
     const { payment_id: id, status } = event as PaymentCallback;
     if (id === undefined) return undefined;
-    return status === undefined ? `payment:${keyPart(id)}` : `payment:${keyPart(id)}:${keyPart(status)}`;
+    // The gateway's states are upper case (PAID, CANCELED); a callback spelling one otherwise is the same state, and
+    // must share the key the reconciler uses for it.
+    if (status === undefined) return `payment:${keyPart(id)}`;
+    return `payment:${keyPart(id)}:${keyPart(String(status).toUpperCase().replace("CANCELLED", "CANCELED"))}`;
   },
 };
 
