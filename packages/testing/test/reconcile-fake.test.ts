@@ -4,6 +4,7 @@ import { createReconciler, PaymentGatewayClient, QrisClient } from "@kirimbayar/
 import { callbackKeyVerifier, createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { describe, expect, it } from "vitest";
 import { createFakeProvider } from "../src/index.js";
+import { validPayment } from "./helpers.js";
 
 const TOKEN = "qris-webhook-token-42";
 const CALLBACK_KEY = "callback-key-0123456789";
@@ -72,16 +73,13 @@ describe("reconciler against the fake provider", () => {
 
   it("applies a gateway payment whose callbacks all failed, and its late redelivery is a duplicate", async () => {
     const { state, provider, clients, reconciler } = shop();
-    const { data } = await clients.payment.createPayment({
-      order_id: "INV-RECON-1",
-      payment_type: "bank_transfer",
-      channel_code: "MANDIRI",
-      amount: 90_000,
-      customer: { name: "Rina", email: "rina@example.co.id", phone: "081377788899" },
-      items: [{ name: "Kaos", quantity: 1, price: 90_000 }],
-      callback_url: "https://shop.example.co.id/webhooks/payment",
-      callback_api_key: CALLBACK_KEY,
-    });
+    const { data } = await clients.payment.createPayment(
+      validPayment({
+        order_id: "INV-RECON-1",
+        callback_url: "https://shop.example.co.id/webhooks/payment",
+        callback_api_key: CALLBACK_KEY,
+      }) as Parameters<PaymentGatewayClient["createPayment"]>[0],
+    );
     const id = String(data.payment_id);
     state.databaseDown = true;
     await provider.payments.pay(id);
