@@ -73,11 +73,14 @@ async function browser(method, path, body) {
 
 /** The shop's own calls to the provider, printed as they happen. */
 const providerCalls = [];
+// The reconciler's status requests run in the background all along: counted, and shown only in its chapter.
+const statusPolls = [];
 async function loggingFetch(input, init) {
   const request = new Request(input, init);
   const response = await fetch(request);
   const url = new URL(request.url);
-  providerCalls.push(`${request.method} ${url.pathname}${url.search} → ${response.status}`);
+  const line = `${request.method} ${url.pathname}${url.search} → ${response.status}`;
+  (/\/payment-?status\/|\/payment\/status\//.test(url.pathname) ? statusPolls : providerCalls).push(line);
   return response;
 }
 function flushProviderCalls() {
@@ -146,6 +149,8 @@ const env = {
   KIRIMBAYAR_ORDERS_BASE_URL: fakeServer.url,
   KIRIMBAYAR_WEBHOOK_SECRET: WEBHOOK_SECRET,
   SHOP_ORIGIN_ID: "1520101", // Gambir, Jakarta Pusat
+  // Ask the provider about payments still pending twice a second (a real shop: every minute or so).
+  SHOP_RECONCILE_EVERY_MS: "500",
 };
 // The shop reads the fake's clock too, so its event log and the provider's expiries tell one timeline.
 const shop = await startShop(loadShopConfig(env), {
@@ -252,6 +257,33 @@ try {
   flushDeliveries();
   const expired = await browser("GET", `/orders/${second.order.id}`);
   expectThat("second order status", expired.status, "expired");
+
+  chapter("A third customer pays while the shop is unreachable: every webhook fails, reconciliation finds it");
+  const third = await browser("POST", "/orders", { ...cart, courier: "jne", service: "REG" });
+  flushProviderCalls();
+  const shopWebhookUrl = provider.qris.webhookUrl;
+  provider.qris.setWebhookUrl(`http://127.0.0.1:9/webhooks/qris?token=${WEBHOOK_SECRET}`); // nothing listens there
+  await provider.qris.pay(third.order.payments[0].history_id);
+  await provider.clock.advance(30 * 60_000); // past the provider's last retry (now, +1, +5, +15 minutes)
+  await provider.webhooks.settled();
+  provider.qris.setWebhookUrl(shopWebhookUrl);
+  for (const d of provider.deliveries.slice(seenDeliveries)) {
+    say(
+      `${yellow("⇢")} provider → shop  ${bold(d.event)} attempt ${d.attempt}: ${d.error ?? d.status} (the shop is unreachable)`,
+    );
+  }
+  seenDeliveries = provider.deliveries.length;
+  say("     the provider has given up; the shop's reconciler asks the QR status endpoint about pending payments ...");
+  statusPolls.splice(0);
+  let thirdNow = await browser("GET", `/orders/${third.order.id}`);
+  for (let waited = 0; thirdNow.status !== "paid" && waited < 5_000; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    thirdNow = await browser("GET", `/orders/${third.order.id}`);
+  }
+  const poll = statusPolls.find((line) => line.includes(third.order.payments[0].history_id));
+  if (poll !== undefined) say(dim(`      shop → provider  ${poll}  (the reconciler)`));
+  expectThat("third order status after reconciliation", thirdNow.status, "paid");
+  printEvents(thirdNow);
 
   const failed = expectations.filter((e) => !e.ok);
   console.log(

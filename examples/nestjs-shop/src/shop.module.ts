@@ -2,6 +2,7 @@ import {
   createIdempotencyStore,
   InMemoryOrderRepository,
   type OrderRepository,
+  pendingPaymentReferences,
   Shop,
   type ShopConfig,
   type ShopIdempotency,
@@ -70,8 +71,12 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
       "paymentGateway",
       ...(config.orders === undefined ? [] : ["orderWebhook" as const]),
     ],
-    inject: [SHOP_CONFIG, SHOP_IDEMPOTENCY],
-    useFactory: (config: ShopConfig, idempotency: ShopIdempotency): KirimbayarModuleOptions => {
+    inject: [SHOP_CONFIG, SHOP_IDEMPOTENCY, ORDER_REPOSITORY],
+    useFactory: (
+      config: ShopConfig,
+      idempotency: ShopIdempotency,
+      orders: OrderRepository,
+    ): KirimbayarModuleOptions => {
       const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
       const verify = shopVerifiers({
         webhookSecret: config.webhookSecret,
@@ -90,6 +95,10 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
           payment: { verify: verify.payment, ...idempotencyOption },
           orders: { verify: verify.orders, ...idempotencyOption },
         },
+        // Payments whose webhooks all failed are found by asking the provider; started and stopped with the app.
+        ...(config.reconcileEveryMs === 0
+          ? {}
+          : { reconcile: { every: config.reconcileEveryMs, pending: () => pendingPaymentReferences(orders) } }),
       };
     },
   });

@@ -3,6 +3,7 @@ import type {
   PaymentCallback,
   QrisPaymentExpiredEvent,
   QrisPaymentSuccessEvent,
+  WebhookContext,
 } from "@kirimbayar/core/webhooks";
 import type { ShopWebhookHandlers } from "@kirimbayar/example-shop-domain";
 import { OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "@kirimbayar/nestjs";
@@ -18,18 +19,18 @@ export class WebhookEvents {
   constructor(@Inject(SHOP_WEBHOOK_HANDLERS) private readonly handlers: ShopWebhookHandlers) {}
 
   @OnQrisEvent("payment.success")
-  qrisPaid(event: QrisPaymentSuccessEvent): Promise<void> {
-    return this.handlers.qrisPaid(event);
+  qrisPaid(event: QrisPaymentSuccessEvent, ctx: WebhookContext): Promise<void> {
+    return this.handlers.qrisPaid(event, ctx.origin);
   }
 
   @OnQrisEvent("payment.expired")
-  qrisExpired(event: QrisPaymentExpiredEvent): Promise<void> {
-    return this.handlers.qrisExpired(event);
+  qrisExpired(event: QrisPaymentExpiredEvent, ctx: WebhookContext): Promise<void> {
+    return this.handlers.qrisExpired(event, ctx.origin);
   }
 
   @OnPaymentCallback()
-  paymentCallback(callback: PaymentCallback): Promise<void> {
-    return this.handlers.paymentCallback(callback);
+  paymentCallback(callback: PaymentCallback, ctx: WebhookContext): Promise<void> {
+    return this.handlers.paymentCallback(callback, ctx.origin);
   }
 
   @OnOrderStatus()

@@ -45,6 +45,11 @@ export const shopEnvSchema = z.object({
     .string()
     .regex(/^[a-z0-9&]+(:[a-z0-9&]+)*$/i, "SHOP_COURIERS must look like jne:sicepat:pos")
     .default("jne:sicepat:pos:tiki"),
+  /**
+   * How often (ms) the shop asks the provider about payments still pending, to find those whose webhooks all failed
+   * (the provider retries for about 21 minutes only); `0` turns it off.
+   */
+  SHOP_RECONCILE_EVERY_MS: integerFrom("SHOP_RECONCILE_EVERY_MS").min(0).default(60_000),
   /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
 });
@@ -61,6 +66,8 @@ export interface ShopConfig {
   orders: { apiKey: string; baseUrl: string } | undefined;
   webhookSecret: string;
   redisUrl: string | undefined;
+  /** Interval of the payment reconciliation in ms; `0` when it is off. */
+  reconcileEveryMs: number;
 }
 
 /**
@@ -141,5 +148,6 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
         : undefined,
     webhookSecret: e.KIRIMBAYAR_WEBHOOK_SECRET,
     redisUrl: e.REDIS_URL,
+    reconcileEveryMs: e.SHOP_RECONCILE_EVERY_MS,
   };
 }

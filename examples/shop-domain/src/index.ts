@@ -23,6 +23,7 @@ export {
   shopVerifiers,
   webhookUrls,
 } from "./receivers.js";
+export { pendingPaymentReferences } from "./reconciliation.js";
 export {
   type CreateOrderRequest,
   createOrderRequestSchema,
@@ -44,4 +45,4 @@ export {
   type StartShopOptions,
   serveShop,
 } from "./start-shop.js";
-export { ShopWebhookHandlers, type UnmatchedWebhook } from "./webhook-handlers.js";
+export { type EventOrigin, ShopWebhookHandlers, type UnmatchedWebhook } from "./webhook-handlers.js";

@@ -12,6 +12,8 @@ export interface OrderRepository {
   findByPaymentReference(reference: string): Promise<Order | undefined>;
   /** Applies `change` to the stored order atomically and returns the result, or `undefined` for an unknown id. */
   update(id: string, change: (order: Order) => void): Promise<Order | undefined>;
+  /** Orders with a payment still pending: what the reconciler asks the provider about. */
+  listAwaitingPayment(): Promise<Order[]>;
 }
 
 /**
@@ -47,6 +49,14 @@ export class InMemoryOrderRepository implements OrderRepository {
       if (matches) return structuredClone(order);
     }
     return undefined;
+  }
+
+  async listAwaitingPayment(): Promise<Order[]> {
+    const awaiting: Order[] = [];
+    for (const order of this.#orders.values()) {
+      if (order.payments.some((payment) => payment.state === "pending")) awaiting.push(structuredClone(order));
+    }
+    return awaiting;
   }
 
   async update(id: string, change: (order: Order) => void): Promise<Order | undefined> {

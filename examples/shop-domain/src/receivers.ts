@@ -52,11 +52,11 @@ export function createShopReceivers(
 ): ShopReceivers {
   const verify = shopVerifiers(secrets);
   const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency: { store } });
-  qris.on("payment.success", (event) => handlers.qrisPaid(event));
-  qris.on("payment.expired", (event) => handlers.qrisExpired(event));
+  qris.on("payment.success", (event, ctx) => handlers.qrisPaid(event, ctx.origin));
+  qris.on("payment.expired", (event, ctx) => handlers.qrisExpired(event, ctx.origin));
 
   const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency: { store } });
-  payment.on("payment.callback", (callback) => handlers.paymentCallback(callback));
+  payment.on("payment.callback", (callback, ctx) => handlers.paymentCallback(callback, ctx.origin));
 
   const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency: { store } });
   orders.on("order.status", (change) => handlers.orderStatus(change));

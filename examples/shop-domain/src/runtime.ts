@@ -1,9 +1,18 @@
-import { OrderWebhookClient, PaymentGatewayClient, QrisClient, ShippingClient } from "@kirimbayar/core";
+import {
+  createReconciler,
+  OrderWebhookClient,
+  PaymentGatewayClient,
+  QrisClient,
+  type Reconciler,
+  type RunningReconciler,
+  ShippingClient,
+} from "@kirimbayar/core";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
 import type { ShopConfig } from "./config.js";
 import { createIdempotencyStore } from "./idempotency.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
+import { pendingPaymentReferences } from "./reconciliation.js";
 import { Shop, type ShopClients } from "./shop.js";
 import { ShopWebhookHandlers } from "./webhook-handlers.js";
 
@@ -29,7 +38,11 @@ export interface ShopRuntime {
   storeKind: "redis" | "memory";
   /** Registers the order webhook URL with the order service, when it is configured. */
   registerOrderWebhook(): Promise<string | undefined>;
-  /** Releases what the runtime opened (the Redis connection). */
+  /** Asks the provider about every payment still pending, through the shop's receivers (see `createReconciler`). */
+  reconciler: Reconciler;
+  /** Starts reconciling every `config.reconcileEveryMs` (unless 0); stopped by `close()`. */
+  startReconciling(): void;
+  /** Stops reconciling and releases what the runtime opened (the Redis connection). */
   close(): Promise<void>;
 }
 
@@ -76,6 +89,12 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     idempotency.store,
   );
 
+  const reconciler = createReconciler({
+    receivers: { qris: receivers.qris, payment: receivers.payment },
+    clients: { qris: clients.qris, payment: clients.payment },
+  });
+  let reconciling: RunningReconciler | undefined;
+
   return {
     config,
     shop,
@@ -91,6 +110,17 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
       await clients.orderWebhook.registerWebhook({ url });
       return url;
     },
-    close: idempotency.close,
+    reconciler,
+    startReconciling() {
+      if (config.reconcileEveryMs === 0 || reconciling !== undefined) return;
+      reconciling = reconciler.start({
+        every: config.reconcileEveryMs,
+        pending: () => pendingPaymentReferences(orders),
+      });
+    },
+    async close() {
+      await reconciling?.stop();
+      await idempotency.close();
+    },
   };
 }

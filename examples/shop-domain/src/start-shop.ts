@@ -58,6 +58,7 @@ export async function serveShop(
     await close();
     throw error;
   }
+  runtime.startReconciling();
   return { url: listeningUrl, runtime, close };
 }
 

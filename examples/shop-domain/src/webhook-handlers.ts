@@ -18,6 +18,12 @@ export interface UnmatchedWebhook {
 
 const MAX_UNMATCHED = 1_000;
 
+/** Where an event came from: its webhook, or the reconciler asking the provider after every webhook failed. */
+export type EventOrigin = "webhook" | "reconciliation";
+
+const originNote = (origin: EventOrigin): string =>
+  origin === "reconciliation" ? " (found by reconciliation: its webhooks never arrived)" : "";
+
 // How far along the delivery an order is; shipping updates only move it forward, whatever order they arrive in.
 const DELIVERY_RANK: Partial<Record<OrderStatus, number>> = { paid: 1, shipped: 2, delivered: 3 };
 
@@ -49,25 +55,25 @@ export class ShopWebhookHandlers {
    * `payment.success` of a QR code: the order is paid when the charged amount equals the `final_amount` quoted at
    * generation (order total plus the unique code). Any other amount puts it in `payment_review`.
    */
-  async qrisPaid(event: QrisPaymentSuccessEvent): Promise<void> {
+  async qrisPaid(event: QrisPaymentSuccessEvent, origin: EventOrigin = "webhook"): Promise<void> {
     const historyId = String(event.data.qris_history_id);
     const paid = event.data.amount;
     await this.#updateByPayment("qris", historyId, `payment.success for ${rupiah(paid)}`, (order, at) => {
       const payment = order.payments.find((p) => p.method === "qris" && p.history_id === historyId);
       if (payment?.method !== "qris") return;
       payment.state = "paid";
-      this.#settle(order, at, "qris", paid, payment.final_amount, `QR ${historyId}`);
+      this.#settle(order, at, "qris", paid, payment.final_amount, `QR ${historyId}${originNote(origin)}`);
     });
   }
 
   /** `payment.expired` of a QR code: the order expires unless another payment of it is still open or done. */
-  async qrisExpired(event: QrisPaymentExpiredEvent): Promise<void> {
+  async qrisExpired(event: QrisPaymentExpiredEvent, origin: EventOrigin = "webhook"): Promise<void> {
     const historyId = String(event.data.qris_history_id);
     await this.#updateByPayment("qris", historyId, "payment.expired", (order, at) => {
       const payment = order.payments.find((p) => p.method === "qris" && p.history_id === historyId);
       if (payment === undefined) return;
       if (payment.state === "pending") payment.state = "expired";
-      logEvent(order, at, "qris", "payment.expired", `QR ${historyId} expired unpaid`);
+      logEvent(order, at, "qris", "payment.expired", `QR ${historyId} expired unpaid${originNote(origin)}`);
       this.#expireIfNothingOpen(order);
     });
   }
@@ -76,7 +82,7 @@ export class ShopWebhookHandlers {
    * The payment gateway's callback for a virtual account: `PAID` is reconciled against the amount of that payment,
    * `EXPIRED` and `CANCELED` close it.
    */
-  async paymentCallback(callback: PaymentCallback): Promise<void> {
+  async paymentCallback(callback: PaymentCallback, origin: EventOrigin = "webhook"): Promise<void> {
     const paymentId = callback.payment_id === undefined ? undefined : String(callback.payment_id);
     const status = (callback.status ?? "").toUpperCase();
     // The callback's body is not published: find the order by payment id, or else by our order id.
@@ -94,10 +100,12 @@ export class ShopWebhookHandlers {
       if (payment?.method !== "va") return;
       if (status === "PAID") {
         payment.state = "paid";
-        this.#settle(order, at, "payment", callback.amount ?? 0, payment.amount, `VA ${payment.payment_id}`);
+        const what = `VA ${payment.payment_id}${originNote(origin)}`;
+        this.#settle(order, at, "payment", callback.amount ?? 0, payment.amount, what);
       } else if (status === "EXPIRED" || status === "CANCELED") {
         if (payment.state === "pending") payment.state = status === "EXPIRED" ? "expired" : "cancelled";
-        logEvent(order, at, "payment", `payment.${status.toLowerCase()}`, `VA ${payment.payment_id} ${status}`);
+        const detail = `VA ${payment.payment_id} ${status}${originNote(origin)}`;
+        logEvent(order, at, "payment", `payment.${status.toLowerCase()}`, detail);
         this.#expireIfNothingOpen(order);
       } else {
         logEvent(order, at, "payment", "payment.status", `VA ${payment.payment_id} is ${status || "(no status)"}`);

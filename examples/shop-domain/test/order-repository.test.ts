@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InMemoryOrderRepository } from "../src/order-repository.js";
+import { pendingPaymentReferences } from "../src/reconciliation.js";
 import { orderDraft } from "./support/order-draft.js";
 
 describe("InMemoryOrderRepository", () => {
@@ -32,5 +33,19 @@ describe("InMemoryOrderRepository", () => {
     ).rejects.toThrow("boom");
     expect((await orders.get(order.id))?.status).toBe("paid");
     expect(await orders.update("ORD-999999", () => {})).toBeUndefined();
+  });
+
+  it("lists the orders still waiting for a payment, as the reconciler's references", async () => {
+    const orders = new InMemoryOrderRepository();
+    const waiting = await orders.create(orderDraft());
+    const paid = await orders.create(orderDraft());
+    await orders.update(paid.id, (o) => {
+      for (const payment of o.payments) payment.state = "paid";
+    });
+    expect((await orders.listAwaitingPayment()).map((o) => o.id)).toEqual([waiting.id]);
+    const [qris] = waiting.payments;
+    expect(await pendingPaymentReferences(orders)).toEqual([
+      { source: "qris", history_id: "qr-1", amount: qris?.method === "qris" ? qris.final_amount : -1 },
+    ]);
   });
 });

@@ -201,6 +201,38 @@ export function describeShopFlow(framework: string, start: StartShop): void {
       expect(current.payments[0]?.state).toBe("expired");
     });
 
+    it("finds a QR payment whose 4 webhook deliveries all failed by reconciliation, and applies it once", async () => {
+      // A shop that asks the provider about pending payments every 100 ms instead of every minute.
+      await shop.close();
+      shop = await start(loadShopConfig({ ...fakeProviderEnv(provider, server.url), SHOP_RECONCILE_EVERY_MS: "100" }));
+      const { order } = await placeOrder();
+      const payment = order.payments[0];
+      if (payment?.method !== "qris") throw new Error("expected a QRIS payment");
+      // The shop is unreachable for the provider (nothing listens on port 9) for longer than it retries.
+      provider.qris.setWebhookUrl(`http://127.0.0.1:9/webhooks/qris?token=${WEBHOOK_SECRET}`);
+      await provider.qris.pay(payment.history_id);
+      await provider.clock.advance(30 * 60_000);
+      await provider.webhooks.settled();
+      const attempts = provider.deliveries.filter((d) => d.event === "payment.success");
+      expect(attempts).toHaveLength(4);
+      expect(attempts.every((d) => d.acknowledged === false)).toBe(true);
+
+      let current = (await get<{ data: Order }>(`/orders/${order.id}`)).body.data;
+      const deadline = Date.now() + 5_000;
+      while (current.status !== "paid" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        current = (await get<{ data: Order }>(`/orders/${order.id}`)).body.data;
+      }
+      expect(current.status).toBe("paid");
+      const paidEvents = current.events.filter((e) => e.type === "payment.success");
+      expect(paidEvents).toHaveLength(1);
+      expect(paidEvents[0]?.detail).toMatch(/found by reconciliation/);
+      // Later runs find it applied already: still one payment event.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      current = (await get<{ data: Order }>(`/orders/${order.id}`)).body.data;
+      expect(current.events.filter((e) => e.type === "payment.success")).toHaveLength(1);
+    });
+
     it("takes a virtual-account payment whose signed callback marks the order paid", async () => {
       const { order } = await placeOrder();
       const va = await post<{ data: { payment: { payment_id: string; va_number: string; amount: number } } }>(
