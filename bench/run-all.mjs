@@ -33,6 +33,7 @@ const BENCHMARKS = [
   { name: "client-overhead", title: "Client call vs raw fetch against the fake provider", timeoutMs: 60_000 },
   { name: "redis-vs-memory", title: "Redis idempotency store vs memory store", timeoutMs: 90_000 },
   { name: "bundle-size", title: "Size of the webhooks entry", timeoutMs: 30_000 },
+  { name: "receiver-construction", title: "Building a webhook receiver", timeoutMs: 60_000 },
 ];
 
 const args = process.argv.slice(2);
