@@ -1,6 +1,7 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { toHex, utf8Bytes } from "../crypto/encoding.js";
 import type { CryptoProvider } from "../crypto/types.js";
+import { flatQrisEventName, flatQrisToEnvelope, isFlatQrisBody } from "./qris-flat.js";
 import {
   type OrderStatusWebhook,
   orderStatusWebhookSchema,
@@ -58,13 +59,25 @@ function keyPart(part: unknown): string {
   return text.includes(":") || text.includes("%") ? encodeURIComponent(text) : text;
 }
 
+function qrisSchemaFor(name: unknown): z.ZodType {
+  if (name === "payment.success") return qrisPaymentSuccessEventSchema;
+  if (name === "payment.expired") return qrisPaymentExpiredEventSchema;
+  return qrisUnknownEventSchema;
+}
+
+const toEnvelope = (value: unknown) => flatQrisToEnvelope(value as Record<string, unknown>);
+const flatQrisSchemas: Record<string, z.ZodType> = {
+  "payment.success": z.preprocess(toEnvelope, qrisPaymentSuccessEventSchema),
+  "payment.expired": z.preprocess(toEnvelope, qrisPaymentExpiredEventSchema),
+};
+const flatQrisUnknownSchema = z.preprocess(toEnvelope, qrisUnknownEventSchema);
+
 const qris: SourceDefinition = {
   methods: ["POST"],
   schemaFor(value) {
-    const name = (value as { event?: unknown } | null)?.event;
-    if (name === "payment.success") return qrisPaymentSuccessEventSchema;
-    if (name === "payment.expired") return qrisPaymentExpiredEventSchema;
-    return qrisUnknownEventSchema;
+    // The flat body (FIELD-NOTES) is read as the envelope it stands for, so both shapes share events and keys.
+    if (isFlatQrisBody(value)) return flatQrisSchemas[flatQrisEventName(value)] ?? flatQrisUnknownSchema;
+    return qrisSchemaFor((value as { event?: unknown } | null)?.event);
   },
   eventName: (event) => (event as QrisWebhookEvent).event,
   defaultKey(event) {
