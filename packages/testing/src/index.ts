@@ -29,7 +29,7 @@ export type * from "./fixtures/orders.js";
 export type * from "./fixtures/payment.js";
 export { PAYMENT_METHODS } from "./fixtures/payment.js";
 export type * from "./fixtures/qris.js";
-export { QRIS_DEFAULT_EXPIRY_MS } from "./fixtures/qris.js";
+export { QRIS_DEFAULT_EXPIRY_MS, toFlatQrisWebhook } from "./fixtures/qris.js";
 export type * from "./fixtures/shipping.js";
 export { SHIPPING_MESSAGES } from "./fixtures/shipping.js";
 export type * from "./fixtures/waybill.js";

@@ -2,7 +2,7 @@ import { type Clock, ManualClock, RealClock } from "../clock.js";
 import { createFixtureContext } from "../fixtures/context.js";
 import type { OrderStatus } from "../fixtures/orders.js";
 import type { PaymentRecord } from "../fixtures/payment.js";
-import { QRIS_DEFAULT_EXPIRY_MS } from "../fixtures/qris.js";
+import { QRIS_DEFAULT_EXPIRY_MS, type QrisWebhookShape } from "../fixtures/qris.js";
 import type { CallbackAuthMode } from "../webhook-request.js";
 import { ABORTED, createFakeApp, NETWORK_FAILURE, type RecordedRequest } from "./app.js";
 import { FaultQueue, type FaultSpec } from "./faults.js";
@@ -43,6 +43,11 @@ export interface FakeProviderOptions {
     callbackAuth?: CallbackAuthMode;
     /** Method of order-status deliveries: `POST` (default) or `PUT` (the sample's). */
     ordersMethod?: "POST" | "PUT";
+    /**
+     * The body QR events are sent in: `"envelope"` (default, the spec's `{ event, timestamp, data }`) or `"flat"`
+     * (the QR service's flat body; see `QrisFlatWebhook`). Also `provider.qris.setWebhookShape(shape)`.
+     */
+    qrisShape?: QrisWebhookShape;
   };
   /** Rate limit per key, or `false` for none (no headers then). Default 600 requests per minute. */
   rateLimit?: RateLimitOptions | false;
@@ -91,6 +96,9 @@ export interface FakeProvider {
     addConfig(name: string): FakeQrisConfig;
     setWebhookUrl(url: string | undefined): void;
     readonly webhookUrl: string | undefined;
+    /** Sends later QR events in this body shape. */
+    setWebhookShape(shape: QrisWebhookShape): void;
+    readonly webhookShape: QrisWebhookShape;
   };
   readonly orders: {
     /** Creates an order with a trackable waybill (status `Diajukan`). */
@@ -121,6 +129,11 @@ export interface FakeProvider {
   setLatency(ms: number): void;
   /** Serves the same fake over HTTP. */
   listen(options?: ListenOptions): Promise<RunningServer>;
+}
+
+function webhookShape(shape: QrisWebhookShape | undefined): QrisWebhookShape {
+  if (shape === undefined || shape === "envelope" || shape === "flat") return shape ?? "envelope";
+  throw new TypeError(`qrisShape must be "envelope" or "flat", got ${JSON.stringify(shape)}`);
 }
 
 function resolveClock(option: FakeProviderOptions["clock"]): Clock {
@@ -160,6 +173,7 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     orders: new OrderStore(ctx, clock, dispatcher, webhookOptions.ordersMethod ?? "POST"),
   };
   world.orders.webhookUrl = webhookOptions.ordersUrl;
+  world.qris.webhookShape = webhookShape(webhookOptions.qrisShape);
   const keys = resolveApiKeys(options.apiKeys);
   const faults = new FaultQueue();
   const requests: RecordedRequest[] = [];
@@ -213,6 +227,12 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
       },
       get webhookUrl() {
         return world.qris.webhookUrl;
+      },
+      setWebhookShape: (shape) => {
+        world.qris.webhookShape = webhookShape(shape);
+      },
+      get webhookShape() {
+        return world.qris.webhookShape;
       },
     },
     orders: {

@@ -10,6 +10,8 @@ import {
   type QrisPaymentSuccessEvent,
   type QrisStatus,
   type QrisUploaded,
+  type QrisWebhookShape,
+  toFlatQrisWebhook,
 } from "../../fixtures/qris.js";
 import { buildQrisString } from "../../qris-string.js";
 import { isoUtc, wibDateTime } from "../../time.js";
@@ -47,6 +49,8 @@ interface Entry extends FakeQrCode {
 /** QR codes: unpaid until paid or expired; `payment.success` / `payment.expired` to the registered URL. */
 export class QrisStore {
   webhookUrl: string | undefined;
+  /** Which body QR events are sent in (`provider.qris.setWebhookShape`). */
+  webhookShape: QrisWebhookShape = "envelope";
   #configs = new Map<number, FakeQrisConfig>();
   #codes = new Map<string, Entry>();
   #ctx: FixtureContext;
@@ -240,6 +244,11 @@ export class QrisStore {
 
   async #send(event: QrisPaymentSuccessEvent | QrisPaymentExpiredEvent): Promise<void> {
     if (!this.webhookUrl) return;
-    await this.#dispatcher.dispatch({ source: "qris", event: event.event, url: this.webhookUrl, body: event });
+    const entry = this.#codes.get(String(event.data.qris_history_id));
+    const body =
+      this.webhookShape === "flat"
+        ? toFlatQrisWebhook(event, entry === undefined ? {} : { expiresAt: entry.expiresAt })
+        : event;
+    await this.#dispatcher.dispatch({ source: "qris", event: event.event, url: this.webhookUrl, body });
   }
 }
