@@ -19,7 +19,7 @@ describe("courier lists", () => {
     expect(COURIER_CODES).toHaveLength(17);
     expect(COURIER_CODES).toContain("anteraja");
     expect(PRO_WAYBILL_COURIER_CODES).toContain("jet");
-    expect(PRO_WAYBILL_COURIER_CODES).not.toContain("jne");
+    expect(PRO_WAYBILL_COURIER_CODES).toContain("jne"); // the provider's own example tracks a JNE waybill
     expect(STARTER_COURIER_CODES).toEqual(["jne", "pos", "tiki"]);
   });
 

@@ -371,13 +371,14 @@ describe("ShippingProClient validation and cache", () => {
     expect(fetch).not.toHaveBeenCalled();
   });
 
-  it("only tracks couriers of the Pro waybill list", async () => {
-    const { pro, fetch } = client([{ body: rajaongkir({ result: {} }) }]);
-    const error = await caught(() => pro.trackWaybill({ waybill: "", courier: "jne" }));
+  it("tracks any courier code, JNE included (the provider's own example), and refuses only what can never work", async () => {
+    const { pro, fetch } = client([{ body: rajaongkir({ result: {} }) }, { body: rajaongkir({ result: {} }) }]);
+    const error = await caught(() => pro.trackWaybill({ waybill: "", courier: "jne:pos" }));
     expect((error as RequestValidationError).issues.map((i) => i.path).sort()).toEqual(["courier", "waybill"]);
     expect(fetch).not.toHaveBeenCalled();
-    await pro.trackWaybill({ waybill: "X", courier: "jet" });
-    expect(fetch).toHaveBeenCalledTimes(1);
+    await pro.trackWaybill({ waybill: "CGK0123456789", courier: "jne" });
+    await pro.trackWaybill({ waybill: "X", courier: "a-courier-added-later" });
+    expect(fetch).toHaveBeenCalledTimes(2);
   });
 
   it("refuses unknown lookup filters and a missing city", async () => {

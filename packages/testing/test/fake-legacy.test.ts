@@ -98,8 +98,11 @@ describe("fake Pro and Starter interfaces (raw HTTP semantics)", () => {
     expect(waybill.rajaongkir.result.summary).toMatchObject({ waybill_number: order.cnote, status: "ON PROCESS" });
     const unknown = await api(provider).pro.form("/api/waybill", { waybill: "X1", courier: "sicepat" });
     expect(unknown.status).toBe(400);
-    const jne = await api(provider).pro.form("/api/waybill", { waybill: order.cnote, courier: "jne" });
-    expect((await jne.json()).rajaongkir.status.description).toMatch(/Kurir tidak valid/);
+    // JNE is trackable on Pro (the provider's own example); a code it does not know is refused by the provider.
+    const jne = await api(provider).pro.form("/api/waybill", { waybill: "X1", courier: "jne" });
+    expect((await jne.json()).rajaongkir.status.description).not.toMatch(/Kurir tidak valid/);
+    const unknownCourier = await api(provider).pro.form("/api/waybill", { waybill: order.cnote, courier: "kurirx" });
+    expect((await unknownCourier.json()).rajaongkir.status.description).toMatch(/Kurir tidak valid/);
   });
 
   it("Starter prices only jne, pos and tiki between cities", async () => {

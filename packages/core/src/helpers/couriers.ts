@@ -27,12 +27,14 @@ export const COURIER_CODES = [
 ] as const;
 
 /**
- * Courier codes the Pro interface accepts for waybill tracking (`POST /api/waybill`).
+ * Courier codes known to work with the Pro interface's waybill tracking (`POST /api/waybill`): the spec's list plus
+ * `jne`, which the provider's own example tracks. Known, not closed: `trackWaybill` sends any code.
  *
  * @example
  * PRO_WAYBILL_COURIER_CODES.includes("jet"); // true
  */
 export const PRO_WAYBILL_COURIER_CODES = [
+  "jne",
   "pos",
   "wahana",
   "jnt",

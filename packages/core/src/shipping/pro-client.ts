@@ -213,7 +213,8 @@ export class ShippingProClient {
   }
 
   /**
-   * Tracks a waybill (`courier` must be in `PRO_WAYBILL_COURIER_CODES`; form-encoded POST). Never cached.
+   * Tracks a waybill (form-encoded POST; any single courier code, `PRO_WAYBILL_COURIER_CODES` lists the known
+   * ones). Never cached.
    *
    * @example
    * const { data } = await pro.trackWaybill({ waybill: "SOCAG00183235715", courier: "jnt" });

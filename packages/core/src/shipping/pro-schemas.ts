@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { COURIER_CODES, isCourierIn, PRO_WAYBILL_COURIER_CODES } from "../helpers/couriers.js";
+import { COURIER_CODES } from "../helpers/couriers.js";
 import { etdTextSchema, openEnum } from "../http/schema-helpers.js";
 import { waybillStatusSchema } from "./current-schemas.js";
 import {
@@ -121,16 +121,15 @@ export const proInternationalCostInputSchema = z.strictObject(routeCostFields);
 export type ProInternationalCostInput = z.input<typeof proInternationalCostInputSchema>;
 
 /**
- * Form of Pro waybill tracking; `courier` must be one of `PRO_WAYBILL_COURIER_CODES`.
+ * Form of Pro waybill tracking. `courier` is one code; `PRO_WAYBILL_COURIER_CODES` lists the known ones, but the
+ * provider's own example tracks a JNE waybill, so any code is sent and the provider decides (FIELD-NOTES).
  *
  * @example
  * proWaybillInputSchema.parse({ waybill: "SOCAG00183235715", courier: "jnt" });
  */
 export const proWaybillInputSchema = z.strictObject({
   waybill: z.string().trim().min(1, "waybill must not be empty"),
-  courier: singleCourierSchema.refine((code) => isCourierIn(code, PRO_WAYBILL_COURIER_CODES), {
-    message: `courier must be one of ${PRO_WAYBILL_COURIER_CODES.join(", ")}`,
-  }),
+  courier: singleCourierSchema,
 });
 /** Input of `ShippingProClient.trackWaybill`. */
 export type ProWaybillInput = z.input<typeof proWaybillInputSchema>;
