@@ -36,6 +36,17 @@ export interface TestRedisServer {
   stop(): Promise<void>;
   /** Stops it if running, then starts it again on the same port (empty): simulates an outage. */
   restart(): Promise<void>;
+  /**
+   * Kills the process with SIGKILL (no shutdown, no final save) and waits for it to exit. With persistence in
+   * `args` (`--appendonly yes --appendfsync always --dir <dir>`), {@link TestRedisServer.start} brings the data back.
+   */
+  crash(): Promise<void>;
+  /** Starts it again on the same port and arguments after `crash()` or `stop()`; nothing when it runs. */
+  start(): Promise<void>;
+  /** Suspends the process (SIGSTOP): connections stay open and commands wait, as with a frozen host. */
+  freeze(): void;
+  /** Resumes a frozen process (SIGCONT). */
+  thaw(): void;
 }
 
 /**

@@ -207,5 +207,21 @@ export async function startRedisServer(options = {}) {
       child = undefined;
       child = await launch(binary, port, extraArgs, startTimeoutMs);
     },
+    async crash() {
+      if (child === undefined) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+      child = undefined;
+    },
+    async start() {
+      if (child === undefined) child = await launch(binary, port, extraArgs, startTimeoutMs);
+    },
+    freeze() {
+      child?.kill("SIGSTOP");
+    },
+    thaw() {
+      child?.kill("SIGCONT");
+    },
   };
 }
