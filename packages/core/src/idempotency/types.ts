@@ -60,7 +60,7 @@ export interface IdempotencyTransaction {
 
 /**
  * A store that can open a transaction shared with the handlers (`idempotency: { transactional: true }`), such as
- * {@link PostgresIdempotencyStore}.
+ * a store over the app's own SQL database.
  *
  * @example
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store: postgresStore, transactional: true } });

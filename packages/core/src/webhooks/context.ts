@@ -31,7 +31,7 @@ export interface WebhookContext {
   readonly remoteAddress?: string | undefined;
   /**
    * With transactional handlers (`idempotency: { transactional: true }`), the store's open transaction (for
-   * {@link PostgresIdempotencyStore}: the `pg` client): write your effect through it, and it commits together with
+   * a SQL store: the client holding the transaction): write your effect through it, and it commits together with
    * the record that the event was processed. `undefined` otherwise.
    */
   readonly transaction?: unknown;

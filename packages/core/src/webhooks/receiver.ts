@@ -64,7 +64,7 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
    */
   completionRetry?: { minDelayMs?: number; maxDelayMs?: number };
   /**
-   * Transactional handlers (the store must open transactions, as {@link PostgresIdempotencyStore} does): each
+   * Transactional handlers (the store must open transactions: a `TransactionalIdempotencyStore`): each
    * delivery runs in one store transaction that claims the event, hands itself to the handlers as
    * `ctx.transaction`, records the completion and commits, and only then is answered 200. A handler error or a
    * crash rolls back the effect and the record together, so the event is applied exactly once by a later
@@ -294,7 +294,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   if (transactional && typeof (settings.store as { begin?: unknown }).begin !== "function") {
     throw new WebhookConfigurationError(
       "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
-        "(PostgresIdempotencyStore); this store has no begin()",
+        "(a TransactionalIdempotencyStore); this store has no begin()",
     );
   }
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
