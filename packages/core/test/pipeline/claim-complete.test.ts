@@ -95,6 +95,25 @@ describe("complete stage", () => {
     expect(counts.complete).toBeGreaterThan(3);
   });
 
+  it("still reaches a store that comes back in the lease's final stretch, even with long configured delays", async () => {
+    const memory = new MemoryIdempotencyStore();
+    memory.claim("k", "o", 10_000);
+    const backAt = monotonicNow() + 940;
+    let tries = 0;
+    const store: IdempotencyStore = {
+      claim: (k, o, l) => memory.claim(k, o, l),
+      complete(k, o, r) {
+        tries++;
+        if (monotonicNow() < backAt) throw new Error("store down");
+        return memory.complete(k, o, r);
+      },
+      release: (k, o, r) => memory.release(k, o, r),
+    };
+    const lease = settings(store, { leaseMs: 1_000, completionRetryMaxDelayMs: 5_000, operationTimeoutMs: 100 });
+    await expect(completeClaim(lease, "k", "o", monotonicNow() + 1_000)).resolves.toBe(true);
+    expect(tries).toBeGreaterThan(2);
+  });
+
   it("answers false when another delivery took the key over after the lease", async () => {
     const { store, memory } = flakyCompletion(1, "throw");
     let now = 0;

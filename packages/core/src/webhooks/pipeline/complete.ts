@@ -2,8 +2,6 @@ import { type IdempotencySettings, monotonicNow } from "./idempotency-settings.j
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
 
-// A try of the completion needs at least this much of the lease left to be worth sending.
-const MIN_TRY_MS = 10;
 // A hard bound besides the lease, whatever the delays are configured to.
 const MAX_TRIES = 200;
 
@@ -13,8 +11,10 @@ const MAX_TRIES = 200;
  *
  * Recording is what stops a redelivery from running the handlers again, so a failure is not final: the store is
  * tried again with exponential back-off (with jitter) for as long as the claim's lease lasts (`leaseEndsAt`, on
- * the monotonic clock), each try under the store's operation timeout. Rejects with the last error only when the
- * lease ran out first. A store that answers synchronously stays synchronous on success.
+ * the monotonic clock), each try under the store's operation timeout. The pauses never exceed a tenth of the lease,
+ * and the last try is kept for the lease's final stretch, so a store that comes back shortly before the lease ends
+ * is still reached. Rejects with the last error only when the lease ran out first. A store that answers
+ * synchronously stays synchronous on success.
  */
 export function completeClaim(
   settings: IdempotencySettings,
@@ -34,20 +34,25 @@ async function retryCompletion(
   leaseEndsAt: number,
   firstError: unknown,
 ): Promise<boolean> {
+  const maxDelay = Math.min(settings.completionRetryMaxDelayMs, settings.leaseMs / 10);
+  // Time kept for the last try before the lease ends.
+  const finalStretch = Math.min(settings.operationTimeoutMs, settings.leaseMs / 10);
   let lastError = firstError;
-  let delay = settings.completionRetryMinDelayMs;
+  let delay = Math.min(settings.completionRetryMinDelayMs, maxDelay);
   for (let tries = 1; tries < MAX_TRIES; tries++) {
-    const wait = Math.min(delay * (0.5 + Math.random() / 2), leaseEndsAt - monotonicNow() - MIN_TRY_MS);
-    if (wait < 0) break;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    const leaseLeft = leaseEndsAt - monotonicNow();
+    const jittered = delay * (0.5 + Math.random() / 2);
+    // Before the final stretch, never sleep past its start; within it, keep the back-off but stay in the lease.
+    const wait = Math.min(jittered, leaseLeft > finalStretch ? leaseLeft - finalStretch : leaseLeft - 1);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const timeLeft = leaseEndsAt - monotonicNow();
-    if (timeLeft < MIN_TRY_MS) break;
+    if (timeLeft <= 0) break;
     try {
       return await storeOperation(record, Math.min(settings.operationTimeoutMs, timeLeft), "complete");
     } catch (error) {
       lastError = error;
     }
-    delay = Math.min(delay * 2, settings.completionRetryMaxDelayMs);
+    delay = Math.min(delay * 2, maxDelay);
   }
   throw lastError;
 }
