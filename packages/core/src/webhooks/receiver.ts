@@ -59,8 +59,9 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
   operationTimeoutMs?: number;
   /**
    * Pauses between tries of recording a completion that failed (defaults 25 ms, doubling up to 1,000 ms, with
-   * jitter). The receiver keeps trying for as long as the claim's lease lasts before it answers, because a
-   * completion that is not recorded lets a redelivery after the lease run the handlers a second time.
+   * jitter, pauses at most a tenth of the lease). The receiver keeps trying for as long as the claim's lease lasts
+   * and half a lease beyond before it answers, because a completion that is not recorded lets a redelivery after
+   * the lease run the handlers a second time.
    */
   completionRetry?: { minDelayMs?: number; maxDelayMs?: number };
   /**

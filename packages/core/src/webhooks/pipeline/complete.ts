@@ -11,9 +11,11 @@ const MAX_TRIES = 200;
  *
  * Recording is what stops a redelivery from running the handlers again, so a failure is not final: the store is
  * tried again with exponential back-off (with jitter) for as long as the claim's lease lasts (`leaseEndsAt`, on
- * the monotonic clock), each try under the store's operation timeout. The pauses never exceed a tenth of the lease,
- * and the last try is kept for the lease's final stretch, so a store that comes back shortly before the lease ends
- * is still reached. Rejects with the last error only when the lease ran out first. A store that answers
+ * the monotonic clock) and half a lease beyond it, each try under the store's operation timeout. Past the lease a
+ * completion is still recorded unless another delivery claimed the key meanwhile (the stores' compare-and-set), so
+ * trying on can only turn a later duplicate run into a recorded completion. The pauses never exceed a tenth of the
+ * lease, and the last tries are kept for the final stretch, so a store that comes back late is still reached.
+ * Rejects with the last error only when that time ran out first. A store that answers
  * synchronously stays synchronous on success.
  */
 export function completeClaim(
@@ -35,17 +37,18 @@ async function retryCompletion(
   firstError: unknown,
 ): Promise<boolean> {
   const maxDelay = Math.min(settings.completionRetryMaxDelayMs, settings.leaseMs / 10);
+  const deadline = leaseEndsAt + settings.leaseMs / 2;
   // Time kept for the last try before the lease ends.
   const finalStretch = Math.min(settings.operationTimeoutMs, settings.leaseMs / 10);
   let lastError = firstError;
   let delay = Math.min(settings.completionRetryMinDelayMs, maxDelay);
   for (let tries = 1; tries < MAX_TRIES; tries++) {
-    const leaseLeft = leaseEndsAt - monotonicNow();
+    const leaseLeft = deadline - monotonicNow();
     const jittered = delay * (0.5 + Math.random() / 2);
     // Before the final stretch, never sleep past its start; within it, keep the back-off but stay in the lease.
     const wait = Math.min(jittered, leaseLeft > finalStretch ? leaseLeft - finalStretch : leaseLeft - 1);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const timeLeft = leaseEndsAt - monotonicNow();
+    const timeLeft = deadline - monotonicNow();
     if (timeLeft <= 0) break;
     try {
       return await storeOperation(record, Math.min(settings.operationTimeoutMs, timeLeft), "complete");
