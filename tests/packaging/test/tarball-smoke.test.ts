@@ -76,7 +76,18 @@ async function typeCheck(dir: string, file: string, compilerOptions: object | un
   );
   const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
   const result = await run(process.execPath, [tsc, "-p", dir]).catch((error) => error);
-  return `${result.stdout ?? ""}${result.stderr ?? ""}`;
+  return withoutKnownThirdPartyErrors(`${result.stdout ?? ""}${result.stderr ?? ""}`);
+}
+
+// msw 2's own declarations import the ESM-only `rettime` package, which TypeScript refuses in a CommonJS file under
+// node16 resolution (TS1479) for every CJS consumer of msw, with or without @kirimbayar/testing/msw. That one defect
+// of msw's is set aside; every other error, in our declarations or anyone's, still fails the check.
+function withoutKnownThirdPartyErrors(output: string): string {
+  return output
+    .split("\n")
+    .filter((line) => !(/node_modules\/msw\//.test(line) && line.includes("error TS1479")))
+    .join("\n")
+    .trim();
 }
 
 beforeAll(async () => {
