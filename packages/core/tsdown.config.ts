@@ -8,6 +8,7 @@ export default defineConfig(
     entry: {
       index: "src/index.ts",
       webhooks: "src/webhooks.ts",
+      "webhooks-transport": "src/webhooks-transport.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

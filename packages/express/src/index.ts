@@ -12,5 +12,11 @@ export type {
   WebhookSourceConfigs,
 } from "@kirimbayar/core/webhooks";
 export { kirimbayarClients } from "./clients.js";
-export { readRawBody, type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
+export {
+  answerNodeWebhook,
+  type NodeWebhookTarget,
+  type ReadWebhookRequestOptions,
+  type ReadWebhookRequestResult,
+  readWebhookRequest,
+} from "./raw-body.js";
 export { createWebhookRouter, type WebhookRouter, type WebhookRouterOptions } from "./router.js";

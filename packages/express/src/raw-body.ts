@@ -1,65 +1,87 @@
 import type { IncomingMessage } from "node:http";
-import type { WebhookHttpRequest } from "@kirimbayar/core/webhooks";
+import type { WebhookHttpRequest, WebhookHttpResponse } from "@kirimbayar/core/webhooks";
+import {
+  type BodyReadLimits,
+  bodyTooLarge,
+  declaresTooLargeBody,
+  readNodeBody,
+  withoutDecodedCoding,
+} from "@kirimbayar/core/webhooks/transport";
 
 /** A request that a body parser may have read before us, possibly keeping the bytes through its `verify` hook. */
 type MaybeParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; originalUrl?: string };
 
-/**
- * Reads the body of `req` as bytes, at most `limit + 1` of them.
- *
- * Past the limit it keeps draining (and dropping) the stream, so the client finishes sending and can read our
- * answer; handing `limit + 1` bytes to core is what makes core answer 413.
- *
- * @example
- * const bytes = await readRawBody(req, 65_536);
- */
-export function readRawBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    req.on("data", (chunk: Buffer) => {
-      if (length > limit) return;
-      chunks.push(chunk);
-      length += chunk.length;
-    });
-    req.once("end", () => {
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-      resolve(asBytes(length > limit ? body.subarray(0, limit + 1) : body));
-    });
-    req.once("error", reject);
-  });
-}
-
-/** Options of {@link toWebhookRequest}. */
-export interface ToWebhookRequestOptions {
-  /** Largest body read from the stream; anything longer reaches core as `limit + 1` bytes (413). */
-  maxBodyBytes: number;
+/** Options of {@link readWebhookRequest}. */
+export interface ReadWebhookRequestOptions {
+  /** The receiver's limits: `maxBodyBytes` (413 past it) and `bodyReadTimeoutMs` (408 when the body is not whole). */
+  limits: BodyReadLimits;
   /** Where the peer address comes from; default `req.socket.remoteAddress`. Use `(req) => req.ip` behind a proxy. */
   getRemoteAddress?: ((req: IncomingMessage) => string | undefined) | undefined;
 }
 
+/** What {@link readWebhookRequest} got: core's neutral request, or the answer core gives instead of reading on. */
+export type ReadWebhookRequestResult = { request: WebhookHttpRequest } | { refusal: WebhookHttpResponse };
+
 /**
  * Translates a Node/Express request into core's neutral {@link WebhookHttpRequest}, choosing the body bytes:
- * the unread stream if nobody consumed it; else a raw body a parser's `verify` hook kept on `req.rawBody`
- * (or a `Buffer`/string left by `express.raw()`/`express.text()`); else the parsed object, which core answers with a
- * diagnostic naming the mistake.
+ * the unread stream if nobody consumed it (read under the receiver's limits: a declared `Content-Length` over
+ * `maxBodyBytes` is refused 413 without reading, a body not whole in time 408); else a raw body a parser's `verify`
+ * hook kept on `req.rawBody` (or a `Buffer`/string left by `express.raw()`/`express.text()`), already decoded by the
+ * parser; else the parsed object, which core answers with a diagnostic naming the mistake.
  *
  * @example
- * const response = await receiver.handle(await toWebhookRequest(req, { maxBodyBytes: 65_536 }));
+ * const read = await readWebhookRequest(req, { limits: receiver });
+ * const response = "refusal" in read ? read.refusal : await receiver.handle(read.request);
  */
-export async function toWebhookRequest(
+export async function readWebhookRequest(
   req: IncomingMessage,
-  options: ToWebhookRequestOptions,
-): Promise<WebhookHttpRequest> {
+  options: ReadWebhookRequestOptions,
+): Promise<ReadWebhookRequestResult> {
   const parsed = req as MaybeParsedRequest;
-  const rawBody = parsed.readableEnded ? bodyLeftByParser(parsed) : await readRawBody(req, options.maxBodyBytes);
+  let headers = req.headers;
+  let rawBody: unknown;
+  if (parsed.readableEnded) {
+    rawBody = bodyLeftByParser(parsed);
+    // Express's and Nest's body parsers inflate gzip and deflate before keeping the bytes.
+    headers = withoutDecodedCoding(headers);
+  } else if (declaresTooLargeBody(headers, options.limits.maxBodyBytes)) {
+    return { refusal: bodyTooLarge(options.limits.maxBodyBytes) };
+  } else {
+    const body = await readNodeBody(req, options.limits);
+    if (!(body instanceof Uint8Array)) return { refusal: body };
+    rawBody = body;
+  }
+  const remoteAddress = options.getRemoteAddress ? options.getRemoteAddress(req) : req.socket.remoteAddress;
   return {
-    method: req.method ?? "GET",
-    url: parsed.originalUrl ?? req.url ?? "/",
-    headers: req.headers,
-    rawBody,
-    remoteAddress: options.getRemoteAddress ? options.getRemoteAddress(req) : req.socket.remoteAddress,
+    request: {
+      method: req.method ?? "GET",
+      url: parsed.originalUrl ?? req.url ?? "/",
+      headers,
+      rawBody,
+      remoteAddress,
+    },
   };
+}
+
+/** What {@link answerNodeWebhook} needs of a receiver. */
+export interface NodeWebhookTarget extends BodyReadLimits {
+  handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
+}
+
+/**
+ * Reads `req` under the receiver's limits, hands it to the receiver and returns core's answer (or the refusal that
+ * replaced reading). For your own Node handlers: write the result with `res.writeHead(status, headers).end(body)`.
+ *
+ * @example
+ * const response = await answerNodeWebhook(receiver, req);
+ */
+export async function answerNodeWebhook(
+  receiver: NodeWebhookTarget,
+  req: IncomingMessage,
+  options: Omit<ReadWebhookRequestOptions, "limits"> = {},
+): Promise<WebhookHttpResponse> {
+  const read = await readWebhookRequest(req, { limits: receiver, getRemoteAddress: options.getRemoteAddress });
+  return "refusal" in read ? read.refusal : receiver.handle(read.request);
 }
 
 function bodyLeftByParser(req: MaybeParsedRequest): unknown {

@@ -9,7 +9,7 @@ import {
   webhookPathOf,
 } from "@kirimbayar/core/webhooks";
 import { type RequestHandler, Router } from "express";
-import { type ToWebhookRequestOptions, toWebhookRequest } from "./raw-body.js";
+import { answerNodeWebhook } from "./raw-body.js";
 
 /** Options of {@link createWebhookRouter}: the sources to serve (configure only the ones you receive), and more. */
 export interface WebhookRouterOptions extends WebhookSourceConfigs {
@@ -40,21 +40,18 @@ export function createWebhookRouter(options: WebhookRouterOptions): WebhookRoute
   for (const source of WEBHOOK_SOURCES) {
     const receiver: WebhookReceiver | undefined = receivers[source];
     if (receiver === undefined) continue;
-    const readOptions = { maxBodyBytes: receiver.maxBodyBytes, getRemoteAddress: options.getRemoteAddress };
-    router.all(webhookPathOf(source, options.paths), webhookHandler(receiver, readOptions));
+    router.all(webhookPathOf(source, options.paths), webhookHandler(receiver, options.getRemoteAddress));
   }
   return Object.assign(router, { receivers });
 }
 
 function webhookHandler(
-  receiver: Pick<WebhookReceiver, "handle">,
-  readOptions: ToWebhookRequestOptions,
+  receiver: WebhookReceiver,
+  getRemoteAddress: WebhookRouterOptions["getRemoteAddress"],
 ): RequestHandler {
   return (req, res, next) => {
-    toWebhookRequest(req, readOptions)
-      .then((request) => receiver.handle(request))
-      .then((response) => {
-        res.writeHead(response.status, response.headers).end(response.body);
-      }, next);
+    answerNodeWebhook(receiver, req, { getRemoteAddress }).then((response) => {
+      res.writeHead(response.status, response.headers).end(response.body);
+    }, next);
   };
 }

@@ -3,7 +3,7 @@ import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/c
 import express from "express";
 import request from "supertest";
 import { describe, expect, it, vi } from "vitest";
-import { createWebhookRouter, readRawBody } from "../src/index.js";
+import { createWebhookRouter, readWebhookRequest } from "../src/index.js";
 
 const order = JSON.stringify({ order_no: "ORD-9", cnote: "JP9", status: "Dikirim" });
 
@@ -56,27 +56,45 @@ describe("createWebhookRouter", () => {
     expect((await request(behindProxy).post("/w/orders").type("json").send(order)).status).toBe(200);
   });
 
-  it("reads at most the receiver's maxBodyBytes + 1 bytes and still drains the request", async () => {
+  it("refuses a declared oversize with 413 before reading, and a counted one after draining it", async () => {
     const orders = createWebhookReceiver({
       source: "orders",
       maxBodyBytes: 1_000,
       verify: [tokenVerifier({ secrets: ["t0ken"], in: "query", name: "token" })],
     }).on("order.status", () => {});
-    let seen = -1;
+    let probed: unknown;
     const app = express()
       .post("/probe", async (req, res) => {
-        seen = (await readRawBody(req as IncomingMessage, 1_000)).length;
+        const read = await readWebhookRequest(req as IncomingMessage, { limits: orders });
+        probed = "refusal" in read ? read.refusal.status : "read";
         res.end();
       })
       .use("/w", createWebhookRouter({ orders: orders }));
     await request(app).post("/probe").type("json").send("x".repeat(5_000));
-    expect(seen).toBe(1_001);
+    expect(probed).toBe(413);
     const response = await request(app)
       .post("/w/orders?token=t0ken")
       .type("json")
       .send(`"${"x".repeat(5_000)}"`);
     expect(response.status).toBe(413);
+    expect(response.headers.connection).toBe("close");
     expect(response.body).toEqual({ success: false, message: "Body is larger than 1000 bytes" });
+    // Chunked (no Content-Length): counted while read, and the rest drained so the client reads the answer.
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const chunked = await fetch(`http://127.0.0.1:${port}/w/orders?token=t0ken`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new Blob([`"${"x".repeat(50_000)}"`]).stream(),
+        duplex: "half",
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it("honours a ready receiver's maxBodyBytes above the 64 KiB default", async () => {

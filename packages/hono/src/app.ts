@@ -3,16 +3,17 @@ import {
   WEBHOOK_SOURCES,
   WebhookConfigurationError,
   type WebhookHttpRequest,
+  type WebhookHttpResponse,
   type WebhookPaths,
   type WebhookReceiver,
   type WebhookReceivers,
   type WebhookSourceConfigs,
   webhookPathOf,
 } from "@kirimbayar/core/webhooks";
+import { bodyTooLarge, declaresTooLargeBody, readNodeBody, readWebBody } from "@kirimbayar/core/webhooks/transport";
 import { type Context, type Env, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { canReadDirectly, type NodeIncoming, nodeIncomingOf, readNodeBody } from "./node-request.js";
+import { canReadDirectly, type NodeIncoming, nodeIncomingOf } from "./node-request.js";
 import { perEnv } from "./per-env.js";
 
 /** Options of {@link createWebhookApp}. */
@@ -67,10 +68,8 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
     rawBody,
     remoteAddress: options.getRemoteAddress?.(c),
   });
-  const answer = async (c: Context<E>, route: Route, rawBody: unknown, incoming: NodeIncoming | undefined) => {
-    const response = await route.handle(toRequest(c, rawBody, incoming));
-    return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
-  };
+  const answer = async (c: Context<E>, route: Route, rawBody: unknown, incoming: NodeIncoming | undefined) =>
+    reply(c, await route.handle(toRequest(c, rawBody, incoming)));
   for (const source of WEBHOOK_SOURCES) {
     if (!fromEnv && staticReceivers[source] === undefined) continue;
     app.all(webhookPathOf(source, options.paths), async (c) => {
@@ -79,33 +78,27 @@ export function createWebhookApp<E extends Env = Env>(options: WebhookAppOptions
       // On @hono/node-server, Node's own request: its plain header object is already parsed, whereas
       // `c.req.header()` would build a Web `Headers` per delivery.
       const incoming = nodeIncomingOf(c.env);
-      // Past the limit core gets `limit + 1` bytes, so the 413 and its body are core's.
-      const oversized = () => answer(c, route, new Uint8Array(route.maxBodyBytes + 1), incoming);
-      const declared = incoming ? incoming.headers["content-length"] : c.req.header("content-length");
-      const chunked = incoming ? incoming.headers["transfer-encoding"] : c.req.header("transfer-encoding");
-      // A declared length is what Node's parser then delivers, so it is checked before anything is read.
-      const lengthDeclared = typeof declared === "string" && chunked === undefined;
-      if (lengthDeclared && Number(declared) > route.maxBodyBytes) return oversized();
+      // Core's HTTP contract: a declared oversize is refused before anything is read.
+      if (declaresTooLargeBody(incoming?.headers ?? c.req.raw.headers, route.maxBodyBytes)) {
+        return reply(c, bodyTooLarge(route.maxBodyBytes));
+      }
       // A middleware already read the body through c.req: the stream is spent, Hono holds what it read.
       if (hasEntries(c.req.bodyCache)) return answer(c, route, await bodyReadBefore(c, route), incoming);
-      if (lengthDeclared) {
-        const direct = incoming && canReadDirectly(incoming) ? incoming : undefined;
-        // Otherwise `arrayBuffer()` still lets @hono/node-server read the socket without building Web streams.
-        const rawBody = direct ? await readNodeBody(direct) : new Uint8Array(await c.req.arrayBuffer());
-        return answer(c, route, rawBody, incoming);
-      }
-      let answered: Response | undefined;
-      const refused = await bodyLimit({ maxSize: route.maxBodyBytes, onError: oversized })(c, async () => {
-        answered = await answer(c, route, new Uint8Array(await c.req.arrayBuffer()), incoming);
-      });
-      return refused ?? (answered as Response);
+      const direct = incoming && canReadDirectly(incoming) ? incoming : undefined;
+      // Read under the receiver's limits (413 past `maxBodyBytes`, 408 past `bodyReadTimeoutMs`).
+      const body = direct ? await readNodeBody(direct, route) : await readWebBody(c.req.raw.body, route);
+      return body instanceof Uint8Array ? answer(c, route, body, incoming) : reply(c, body);
     });
   }
   return Object.assign(app, { receivers: staticReceivers });
 }
 
-// The app enforces the receiver's own body limit before handing bytes to it.
-type Route = Pick<WebhookReceiver, "handle" | "maxBodyBytes">;
+// The app enforces the receiver's own body limits before handing bytes to it.
+type Route = Pick<WebhookReceiver, "handle" | "maxBodyBytes" | "bodyReadTimeoutMs">;
+
+function reply(c: Context, response: WebhookHttpResponse): Response {
+  return c.body(response.body, response.status as ContentfulStatusCode, response.headers);
+}
 
 // Without building a key array per delivery, as Object.keys would.
 function hasEntries(object: object): boolean {

@@ -38,33 +38,3 @@ export function canReadDirectly(incoming: NodeIncoming): boolean {
     !("rawBody" in incoming)
   );
 }
-
-/**
- * Reads the whole body from Node's stream. Its chunks are already `Uint8Array`s, so a one-chunk body (the usual
- * webhook) reaches core without a copy; `c.req.arrayBuffer()` would copy it into a new `ArrayBuffer`, which costs
- * about a microsecond per delivery at Hono's speeds. Call it only for a body whose `content-length` is within the
- * limit: Node's parser then delivers exactly that many bytes.
- */
-export function readNodeBody(incoming: NodeIncoming): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    incoming.on("data", (chunk) => chunks.push(chunk));
-    incoming.on("end", () => resolve(chunks.length === 1 ? (chunks[0] as Uint8Array) : concat(chunks)));
-    incoming.on("error", reject);
-    incoming.on("close", () => {
-      if (!incoming.readableEnded) reject(new Error("The client closed the connection before the body ended"));
-    });
-  });
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
-}

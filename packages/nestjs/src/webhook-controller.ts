@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { toWebhookRequest } from "@kirimbayar/express";
+import type { WebhookHttpRequest } from "@kirimbayar/core/webhooks";
+import { withoutDecodedCoding } from "@kirimbayar/core/webhooks/transport";
+import { readWebhookRequest } from "@kirimbayar/express";
 import { All, Controller, Inject, Logger, NotFoundException, Param, Req, Res, type Type } from "@nestjs/common";
 import { KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import type { WebhookRoute, WebhookRoutes } from "./webhook-routes.js";
@@ -14,7 +16,8 @@ export type NestWebhookRequest = IncomingMessage & { rawBody?: unknown; original
 
 /**
  * Hands one request to a route's receiver and writes core's answer unchanged. `rawBody` overrides the bytes
- * (used when Nest's body parser refused the body before any route ran).
+ * (used when Nest's body parser refused the body before any route ran). Does nothing when the request guard has
+ * already answered (a declared oversize, or a body not whole within the deadline).
  *
  * @example
  * await answerWebhook(route, req, res);
@@ -25,12 +28,25 @@ export async function answerWebhook(
   res: ServerResponse,
   rawBody?: Uint8Array,
 ): Promise<void> {
+  if (res.headersSent) return;
   if (rawBody === undefined && req.readableEnded && !(req.rawBody instanceof Uint8Array)) {
     logger.error(missingRawBodyHint);
   }
-  const request = await toWebhookRequest(req, { maxBodyBytes: route.maxBodyBytes });
-  const response = await route.receiver.handle(rawBody === undefined ? request : { ...request, rawBody });
-  res.writeHead(response.status, response.headers).end(response.body);
+  const read =
+    rawBody === undefined ? await readWebhookRequest(req, { limits: route }) : { request: parts(req, rawBody) };
+  const response = "refusal" in read ? read.refusal : await route.receiver.handle(read.request);
+  if (!res.headersSent) res.writeHead(response.status, response.headers).end(response.body);
+}
+
+// The request around bytes Nest's body parser left (already inflated from gzip or deflate).
+function parts(req: NestWebhookRequest, rawBody: Uint8Array): WebhookHttpRequest {
+  return {
+    method: req.method ?? "POST",
+    url: req.originalUrl ?? req.url ?? "/",
+    headers: withoutDecodedCoding(req.headers),
+    rawBody,
+    remoteAddress: req.socket.remoteAddress,
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   buildWebhookReceivers,
+  DEFAULT_BODY_READ_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   WEBHOOK_SOURCES,
   WebhookConfigurationError,
@@ -8,10 +9,11 @@ import {
 } from "@kirimbayar/core/webhooks";
 import type { KirimbayarModuleOptions } from "./options.js";
 
-/** A receiver and the body limit the controller reads up to before handing bytes to it. */
+/** A receiver and the body limits (size, read deadline) the module enforces before handing bytes to it. */
 export interface WebhookRoute {
   receiver: Pick<WebhookReceiver, "handle">;
   maxBodyBytes: number;
+  bodyReadTimeoutMs: number;
 }
 
 /** The receivers built from the module options, by source (for handler discovery) and by path segment. */
@@ -38,8 +40,12 @@ export function buildWebhookRoutes(options: KirimbayarModuleOptions): WebhookRou
         `KirimbayarModule: webhooks.paths.${source} must be one unique path segment, got "${segment}".`,
       );
     }
-    // A receiver passed in may be a structural stand-in without `maxBodyBytes`: read up to core's default then.
-    bySegment.set(segment, { receiver, maxBodyBytes: receiver.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES });
+    // A receiver passed in may be a structural stand-in without the limits: core's defaults apply then.
+    bySegment.set(segment, {
+      receiver,
+      maxBodyBytes: receiver.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      bodyReadTimeoutMs: receiver.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS,
+    });
   }
   return { bySource, bySegment };
 }

@@ -36,6 +36,10 @@ export type SourceOptions = Required<Pick<WebhookRouterOptions, "qris" | "paymen
 /** An app under test, listening on 127.0.0.1 where the framework needs a socket. */
 export interface RunningApp {
   send(delivery: Delivery): Promise<DeliveryResult>;
+  /** The listening server, for tests that speak raw HTTP on a socket; absent where the app has none. */
+  server?: Server;
+  /** The app's Web entry, where it has no server (Hono's `app.request()`). */
+  fetch?: (request: Request) => Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -112,7 +116,7 @@ export const expressAdapter: AdapterUnderTest = {
     attachRecorder(router.receivers, recorder);
     app.use("/webhooks", router);
     const server = await listen(app);
-    return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server) };
+    return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server), server };
   },
 };
 
@@ -139,6 +143,7 @@ export const honoAdapter: AdapterUnderTest = {
           body: await response.text(),
         };
       },
+      fetch: async (request) => app.request(request),
       close: async () => {},
     };
   },
@@ -155,7 +160,7 @@ export const honoNodeServerAdapter: AdapterUnderTest = {
     const server = await new Promise<Server>((resolve) => {
       const started = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(started as Server));
     });
-    return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server) };
+    return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server), server };
   },
 };
 
@@ -197,7 +202,10 @@ export async function startNestApp(
   await app.init();
   const server = app.getHttpServer() as Server;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { app, running: { send: (delivery) => sendWithSupertest(server, delivery), close: () => app.close() } };
+  return {
+    app,
+    running: { send: (delivery) => sendWithSupertest(server, delivery), close: () => app.close(), server },
+  };
 }
 
 /** NestJS 12 on Express, created by `@nestjs/testing` with `rawBody: true`, requests through supertest. */

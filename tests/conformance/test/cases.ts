@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import type { Delivery } from "./adapters.js";
 import { callbackSignature, json, orderStatus, paymentCallback, qrisExpired, qrisPaid, secrets } from "./fixtures.js";
 import type { HandlerBehaviour, HandlerCall } from "./recorder.js";
@@ -232,6 +233,73 @@ export const conformanceCases: ConformanceCase[] = [
       {
         send: qris(qrisPaid("h-11"), { headers: { "content-type": "text/plain" } }),
         expect: { status: 415, success: false },
+      },
+    ],
+    calls: [],
+  },
+  // --- the HTTP contract: charset, content codings ---
+  {
+    name: "a charset other than UTF-8 is ignored: JSON is UTF-8",
+    steps: [
+      {
+        send: qris(qrisPaid("h-20"), { headers: { "content-type": "application/json; charset=iso-8859-1" } }),
+        expect: ok,
+      },
+    ],
+    calls: ["qris:payment.success:h-20"],
+  },
+  {
+    name: "a gzip body is decoded, and its signature checked over the decoded JSON",
+    steps: [
+      {
+        send: {
+          ...signedCallback(paymentCallback("pay-gz")),
+          headers: { ...signedCallback(paymentCallback("pay-gz")).headers, "content-encoding": "gzip" },
+          body: gzipSync(paymentCallback("pay-gz")),
+        },
+        expect: ok,
+      },
+    ],
+    calls: ["payment:callback:pay-gz"],
+  },
+  {
+    name: "a deflate body is decoded",
+    steps: [
+      {
+        send: qris(deflateSync(qrisPaid("h-21")), { headers: { ...json, "content-encoding": "deflate" } }),
+        expect: ok,
+      },
+    ],
+    calls: ["qris:payment.success:h-21"],
+  },
+  {
+    name: "a gzip bomb (10 MB once decoded) gets 413 without being expanded",
+    steps: [
+      {
+        send: qris(gzipSync(qrisPaid("h-22", { padding: " ".repeat(10_000_000) })), {
+          headers: { ...json, "content-encoding": "gzip" },
+        }),
+        expect: { status: 413, success: false, message: /larger than 65536 bytes/ },
+      },
+    ],
+    calls: [],
+  },
+  {
+    name: "a body that is not valid gzip gets 400",
+    steps: [
+      {
+        send: qris(qrisPaid("h-23"), { headers: { ...json, "content-encoding": "gzip" } }),
+        expect: { status: 400, success: false, message: /not valid gzip/ },
+      },
+    ],
+    calls: [],
+  },
+  {
+    name: "a content coding other than gzip or deflate (br) gets 415",
+    steps: [
+      {
+        send: qris(brotliCompressSync(qrisPaid("h-24")), { headers: { ...json, "content-encoding": "br" } }),
+        expect: { status: 415, success: false, message: /content encoding/ },
       },
     ],
     calls: [],

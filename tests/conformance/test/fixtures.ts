@@ -19,17 +19,26 @@ export const secrets = {
  * Receiver options of the three sources as a shop would write them: a token in the query for QRIS and orders,
  * the callback key HMAC for the payment gateway. One store per source unless one is given (shared Redis tests).
  */
-export function sourceOptions(store?: () => IdempotencyStore): SourceOptions {
+export function sourceOptions(
+  store?: () => IdempotencyStore,
+  limits: { bodyReadTimeoutMs?: number } = {},
+): SourceOptions {
   const idempotency = () => ({ store: store ? store() : new MemoryIdempotencyStore() });
   return {
     qris: {
       verify: [tokenVerifier({ secrets: [secrets.qrisToken, secrets.qrisPreviousToken], in: "query", name: "token" })],
       idempotency: idempotency(),
+      ...limits,
     },
-    payment: { verify: [callbackKeyVerifier({ secrets: [secrets.callbackKey] })], idempotency: idempotency() },
+    payment: {
+      verify: [callbackKeyVerifier({ secrets: [secrets.callbackKey] })],
+      idempotency: idempotency(),
+      ...limits,
+    },
     orders: {
       verify: [tokenVerifier({ secrets: [secrets.ordersToken], in: "query", name: "token" })],
       idempotency: idempotency(),
+      ...limits,
     },
   };
 }

@@ -1,59 +1,35 @@
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
-import { webhookResponse } from "./response.js";
+import { type BodyReadLimits, declaresTooLargeBody } from "./transport/limits.js";
+import { readWebBody } from "./transport/read-web-body.js";
+import { bodyTooLarge } from "./transport/refusals.js";
 
 /** What the Web-standard entry needs of a receiver. */
-export interface FetchableReceiver {
-  readonly maxBodyBytes: number;
+export interface FetchableReceiver extends BodyReadLimits {
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
 }
 
 /**
- * The Web-standard entry of a receiver (`receiver.fetch`): reads the body of a `Request` (bounded by
- * `maxBodyBytes`; a declared `Content-Length` above it is answered 413 without reading), hands it to `handle` and
- * turns the answer into a `Response`.
+ * The Web-standard entry of a receiver (`receiver.fetch`): reads the body of a `Request` under the receiver's
+ * limits (a declared `Content-Length` above `maxBodyBytes` is answered 413 without reading; a body not whole within
+ * `bodyReadTimeoutMs` 408), hands it to `handle` and turns the answer into a `Response`.
  */
 export async function fetchEntry(
   receiver: FetchableReceiver,
   request: Request,
   info?: { remoteAddress?: string },
 ): Promise<Response> {
-  const { maxBodyBytes } = receiver;
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  const bytes = declared > maxBodyBytes ? undefined : await readBounded(request, maxBodyBytes);
+  const body = declaresTooLargeBody(request.headers, receiver.maxBodyBytes)
+    ? bodyTooLarge(receiver.maxBodyBytes)
+    : await readWebBody(request.body, receiver);
   const response =
-    bytes === undefined
-      ? webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`)
-      : await receiver.handle({
+    body instanceof Uint8Array
+      ? await receiver.handle({
           method: request.method,
           url: request.url,
           headers: request.headers,
-          rawBody: bytes,
+          rawBody: body,
           remoteAddress: info?.remoteAddress,
-        });
+        })
+      : body;
   return new Response(response.body, { status: response.status, headers: response.headers });
-}
-
-async function readBounded(request: Request, limit: number): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

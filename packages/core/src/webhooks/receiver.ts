@@ -14,7 +14,7 @@ import { parseEvent } from "./pipeline/parse.js";
 import { runHandlers } from "./pipeline/run.js";
 import { storeOperation } from "./pipeline/store-operation.js";
 import { runInTransaction, type TransactionalOutcomes } from "./pipeline/transactional.js";
-import { checkTransport, MissingRawBody, type TransportRules } from "./pipeline/transport.js";
+import { checkTransport, EncodedBody, MissingRawBody, type TransportRules } from "./pipeline/transport.js";
 import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { HandlerRegistry, type WebhookHandler } from "./registry.js";
 import { normaliseMethods } from "./request-checks.js";
@@ -29,6 +29,7 @@ import {
   type WebhookEventName,
   type WebhookEventOf,
 } from "./sources.js";
+import { decodeBody } from "./transport/content-coding.js";
 import { DeliveryVerificationRequest } from "./verification-request.js";
 import type { EventVerifier, RequestVerifier, WebhookSource, WebhookVerifier } from "./verifiers/types.js";
 
@@ -337,14 +338,21 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const now = clock();
     const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
     const checked = checkTransport(method, request, transportRules);
-    if (!(checked instanceof RequestBody)) {
-      return checked instanceof MissingRawBody ? misconfigured(checked.problem) : checked;
+    if (checked instanceof RequestBody) return verify(method, request, checked, now);
+    if (checked instanceof EncodedBody) {
+      return decodeBody(checked.body.bytes, checked.coding, maxBodyBytes).then((decoded) =>
+        decoded instanceof Uint8Array ? verify(method, request, new RequestBody(decoded), now) : decoded,
+      );
     }
+    return checked instanceof MissingRawBody ? misconfigured(checked.problem) : checked;
+  }
+
+  function verify(method: string, request: WebhookHttpRequest, body: RequestBody, now: number): Outcome {
     const delivery = new DeliveryVerificationRequest(
       method,
       typeof request.url === "string" ? request.url : "",
       request.headers ?? {},
-      checked,
+      body,
       request.remoteAddress ?? undefined,
       crypto,
       now,

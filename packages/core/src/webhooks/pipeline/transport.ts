@@ -3,6 +3,7 @@ import type { WebhookHttpRequest, WebhookHttpResponse } from "../contract.js";
 import { readHeader } from "../headers.js";
 import { isJsonContentType } from "../request-checks.js";
 import { webhookResponse } from "../response.js";
+import { contentCodingOf, type DecodableCoding } from "../transport/content-coding.js";
 
 /** The transport rules of one receiver, fixed when it is built. */
 export interface TransportRules {
@@ -19,15 +20,25 @@ export class MissingRawBody {
   constructor(readonly problem: string) {}
 }
 
+/** A body sent with a `Content-Encoding` core decodes; the receiver decodes it before verification. */
+export class EncodedBody {
+  constructor(
+    readonly body: RequestBody,
+    readonly coding: DecodableCoding,
+  ) {}
+}
+
 /**
  * The first stage, cheapest and most telling checks first: method (405), raw body handed over (500 via
- * {@link MissingRawBody}), size (413), content type (415). Returns the body when the request may go on.
+ * {@link MissingRawBody}), size (413), content type (415; its `charset` is ignored: JSON is UTF-8), content coding
+ * (415 unless identity, gzip or deflate). Returns the body when the request may go on, wrapped in
+ * {@link EncodedBody} when it still has to be decoded.
  */
 export function checkTransport(
   method: string,
   request: WebhookHttpRequest,
   rules: TransportRules,
-): RequestBody | WebhookHttpResponse | MissingRawBody {
+): RequestBody | EncodedBody | WebhookHttpResponse | MissingRawBody {
   if (!rules.methods.includes(method)) {
     return webhookResponse(
       405,
@@ -43,5 +54,10 @@ export function checkTransport(
   if (contentType === undefined ? !rules.allowMissingContentType : !isJsonContentType(contentType)) {
     return webhookResponse(415, "Unsupported content type: send application/json");
   }
-  return body;
+  const coding = contentCodingOf(request.headers ?? {});
+  if (coding === "identity") return body;
+  if (coding === "unsupported") {
+    return webhookResponse(415, "Unsupported content encoding: send the body as is, gzip or deflate");
+  }
+  return new EncodedBody(body, coding);
 }

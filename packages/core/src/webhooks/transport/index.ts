@@ -1,0 +1,13 @@
+// The HTTP body contract every adapter keeps (`@kirimbayar/core/webhooks/transport`): how much body is read, for
+// how long, and the answers given instead of a body. The receiver itself decodes `Content-Encoding`.
+export { contentCodingOf, type DecodableCoding, decodeBody, withoutDecodedCoding } from "./content-coding.js";
+export { type BodyReadLimits, declaresTooLargeBody } from "./limits.js";
+export { type NodeBodySource, readNodeBody } from "./read-node-body.js";
+export { readWebBody } from "./read-web-body.js";
+export {
+  bodyIncomplete,
+  bodyNotDecodable,
+  bodyReadTimedOut,
+  bodyTooLarge,
+  decodedBodyTooLarge,
+} from "./refusals.js";

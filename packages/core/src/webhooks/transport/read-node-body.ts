@@ -1,0 +1,59 @@
+import type { WebhookHttpResponse } from "../contract.js";
+import { joinChunks } from "./bytes.js";
+import type { BodyReadLimits } from "./limits.js";
+import { bodyIncomplete, bodyReadTimedOut, bodyTooLarge } from "./refusals.js";
+
+/**
+ * The slice of Node's `IncomingMessage` (or any Node `Readable`) the reader uses; structural, so core needs no Node
+ * types and runs where Node is absent.
+ */
+export interface NodeBodySource {
+  on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+}
+
+/**
+ * Reads a Node request body under the receiver's limits: the bytes, or the answer core gives instead.
+ *
+ * - More than `maxBodyBytes`: 413. The reader keeps draining (and dropping) the rest so the client finishes
+ *   sending and reads the answer, but no longer than the deadline.
+ * - Not whole within `bodyReadTimeoutMs` (a stalled body, or fewer bytes than `Content-Length` declared): 408.
+ * - The stream failed or closed before its end (client aborted): 400, for whatever can still be written.
+ *
+ * Check {@link declaresTooLargeBody} first: a declared oversize is answered without reading at all.
+ *
+ * @example
+ * const body = await readNodeBody(req, receiver);
+ * const response = body instanceof Uint8Array ? await receiver.handle({ ...parts, rawBody: body }) : body;
+ */
+export function readNodeBody(
+  source: NodeBodySource,
+  limits: BodyReadLimits,
+): Promise<Uint8Array | WebhookHttpResponse> {
+  return new Promise((resolve) => {
+    const { maxBodyBytes, bodyReadTimeoutMs } = limits;
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    let settled = false;
+    const settle = (outcome: Uint8Array | WebhookHttpResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(outcome);
+    };
+    const deadline = setTimeout(
+      () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : bodyReadTimedOut(bodyReadTimeoutMs)),
+      bodyReadTimeoutMs,
+    );
+    (deadline as { unref?: () => void }).unref?.();
+    source.on("data", (chunk) => {
+      total += chunk.byteLength;
+      if (!settled && total <= maxBodyBytes) chunks.push(chunk);
+    });
+    source.on("end", () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : joinChunks(chunks, total)));
+    // Listeners stay attached after settling: an `error` without a listener would crash the process.
+    source.on("error", () => settle(bodyIncomplete()));
+    source.on("close", () => settle(bodyIncomplete()));
+  });
+}

@@ -1,0 +1,65 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it, vi } from "vitest";
+import { readNodeBody } from "../../src/webhooks/transport/read-node-body.js";
+
+const limits = { maxBodyBytes: 10, bodyReadTimeoutMs: 200 };
+
+describe("readNodeBody", () => {
+  it("returns the bytes of a whole body as a plain Uint8Array (no Buffer subclass)", async () => {
+    const stream = new PassThrough();
+    const read = readNodeBody(stream, limits);
+    stream.write("hello ");
+    stream.end("you!");
+    const bytes = await read;
+    expect(bytes).toBeInstanceOf(Uint8Array);
+    expect((bytes as Uint8Array).constructor).toBe(Uint8Array);
+    expect(new TextDecoder().decode(bytes as Uint8Array)).toBe("hello you!");
+  });
+
+  it("answers 413 past maxBodyBytes, but only once the client finished sending (it drains the rest)", async () => {
+    const stream = new PassThrough();
+    let settled = false;
+    const read = readNodeBody(stream, limits).finally(() => {
+      settled = true;
+    });
+    stream.write("0123456789abc");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    stream.end("more");
+    const answer = await read;
+    expect(answer).toMatchObject({ status: 413, headers: { connection: "close" } });
+    expect(JSON.parse((answer as { body: string }).body).message).toBe("Body is larger than 10 bytes");
+  });
+
+  it("answers 408 when the body is not whole within the deadline, and 413 if it was already too large", async () => {
+    vi.useFakeTimers();
+    try {
+      const stalled = new PassThrough();
+      const read = readNodeBody(stalled, limits);
+      stalled.write("{");
+      await vi.advanceTimersByTimeAsync(199);
+      const early = await Promise.race([read, Promise.resolve("pending")]);
+      expect(early).toBe("pending");
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await read).toMatchObject({ status: 408, headers: { connection: "close" } });
+
+      const oversize = new PassThrough();
+      const tooLong = readNodeBody(oversize, limits);
+      oversize.write("0123456789abc");
+      await vi.advanceTimersByTimeAsync(200);
+      expect(await tooLong).toMatchObject({ status: 413 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("answers 400 when the stream fails or closes before its end, and never throws on a later error", async () => {
+    const failing = new PassThrough();
+    const read = readNodeBody(failing, limits);
+    failing.write("{");
+    failing.destroy(new Error("aborted"));
+    expect(await read).toMatchObject({ status: 400 });
+    // An error after settling has a listener: no unhandled 'error' event.
+    expect(() => failing.emit("error", new Error("again"))).not.toThrow();
+  });
+});
