@@ -110,16 +110,15 @@ export class Shop {
       this.#options.clients.qris.generateQris({ qris_id: this.#options.qrisId, amount: total, output_type: "string" }),
     );
     const qr = generated.data;
-    const qrisString = checkedQrisString(qr.qris_string ?? undefined, qr.final_amount ?? undefined);
+    const qrisString = checkedQrisString(qr.qris_string, qr.final_amount);
     const payment: QrisPayment = {
       method: "qris",
       state: "pending",
       history_id: String(qr.history_id),
       qris_string: qrisString,
-      original_amount: qr.original_amount ?? total,
-      // Without the unique code the service charges exactly the amount asked.
-      final_amount: qr.final_amount ?? total,
-      expires_at: qr.expiry_time_date?.toISOString() ?? qr.expiry_time ?? undefined,
+      original_amount: qr.original_amount,
+      final_amount: qr.final_amount,
+      expires_at: qr.expiry_time_date.toISOString(),
     };
     const now = this.#now();
     const draft: Omit<Order, "id"> = {

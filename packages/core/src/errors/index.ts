@@ -12,4 +12,9 @@ export { KirimbayarError } from "./base.js";
 export type { RequestLocation } from "./network.js";
 export { ConnectionError, RequestAbortedError, TimeoutError } from "./network.js";
 export type { ValidationIssue } from "./validation.js";
-export { ConfigurationError, RequestValidationError, ResponseValidationError } from "./validation.js";
+export {
+  ConfigurationError,
+  RequestValidationError,
+  ResponseShapeError,
+  ResponseValidationError,
+} from "./validation.js";

@@ -47,14 +47,47 @@ export class ResponseValidationError extends KirimbayarError {
   /** Body text, secrets redacted. */
   readonly rawBody: string;
 
-  constructor(details: { issues: readonly ValidationIssue[]; operation?: string; status: number; rawBody: string }) {
-    super(`Unexpected ${details.operation ?? "response"} body from the provider: ${summarize(details.issues)}`, {
+  constructor(
+    details: { issues: readonly ValidationIssue[]; operation?: string; status: number; rawBody: string },
+    kind: { code: string; message: string } = {
       code: "response_validation",
-    });
+      message: `Unexpected ${details.operation ?? "response"} body from the provider: ${summarize(details.issues)}`,
+    },
+  ) {
+    super(kind.message, { code: kind.code });
     this.issues = details.issues;
     this.operation = details.operation;
     this.status = details.status;
     this.rawBody = details.rawBody;
+  }
+}
+
+/**
+ * The provider answered 2xx with a readable body that leaves out a field the flow relies on (a payment's id or
+ * status, a QR string, an amount) and no documented rule gives it. Thrown instead of handing the app a `null`;
+ * `missing` names the fields and `rawBody` keeps the answer (secrets redacted), e.g. to look the payment up later.
+ *
+ * @example
+ * catch (e) { if (e instanceof ResponseShapeError) log.error(e.missing, e.rawBody) }
+ */
+export class ResponseShapeError extends ResponseValidationError {
+  /** The required fields the response did not carry (dotted paths). */
+  readonly missing: readonly string[];
+
+  constructor(details: { missing: readonly string[]; operation: string; status: number; rawBody: string }) {
+    super(
+      {
+        issues: details.missing.map((path) => ({ path, message: "required by the flow, missing from the response" })),
+        operation: details.operation,
+        status: details.status,
+        rawBody: details.rawBody,
+      },
+      {
+        code: "response_shape",
+        message: `The ${details.operation} response from the provider has no ${details.missing.join(", ")}`,
+      },
+    );
+    this.missing = details.missing;
   }
 }
 

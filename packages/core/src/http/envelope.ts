@@ -48,8 +48,11 @@ export const rajaongkirEnvelopeSchema = z.looseObject({
 /** Parsed legacy `{ rajaongkir: {...} }` envelope. */
 export type RajaongkirEnvelope = z.infer<typeof rajaongkirEnvelopeSchema>;
 
-/** Which wrapper a response uses: `"none"` when the body is the record itself. */
-export type EnvelopeKind = "meta" | "success" | "rajaongkir" | "none";
+/**
+ * Which wrapper a response uses: `"none"` when the body is the record itself; `"qris"` for the QR service, whose
+ * endpoints answer in either `{ success, message, data }` or `{ meta, data }` (FIELD-NOTES).
+ */
+export type EnvelopeKind = "meta" | "success" | "qris" | "rajaongkir" | "none";
 
 /** What the provider said about the outcome, read from any known envelope. */
 export interface BodyOutcome {
@@ -106,7 +109,10 @@ export function describeBody(body: unknown): BodyOutcome {
     return { failed: true, code: errorCode, message };
   }
   const bareCode = asCode(body.code) ?? asCode(body.status_code);
-  return { failed: body.success === false || isErrorCode(bareCode), code: bareCode, message };
+  // The QR service's flat error family, `{ message, code, status: "error" }`, whatever its code says.
+  const flatStatus = bareCode !== undefined && message !== undefined ? asText(body.status)?.toLowerCase() : undefined;
+  const flatError = flatStatus === "error" || flatStatus === "failed";
+  return { failed: body.success === false || flatError || isErrorCode(bareCode), code: bareCode, message };
 }
 
 /** A response unwrapped from its envelope. */
@@ -140,6 +146,8 @@ export function unwrapEnvelope(kind: EnvelopeKind, body: unknown): Unwrapped | u
       if (!parsed.success) return undefined;
       return { payload: parsed.data.data, message: parsed.data.message ?? undefined };
     }
+    case "qris":
+      return unwrapEnvelope("success", body) ?? unwrapEnvelope("meta", body);
     case "rajaongkir": {
       const parsed = rajaongkirEnvelopeSchema.safeParse(body);
       if (!parsed.success) return undefined;

@@ -11,10 +11,15 @@ import {
   paymentIdSchema,
 } from "./input-schemas.js";
 import {
+  type CreatedPayment,
+  completeCreatedPayment,
+  completePaymentState,
+  type PaymentState,
+} from "./required-results.js";
+import {
   type CancelPaymentResult,
   cancelPaymentResultSchema,
   type PaymentMethod,
-  type PaymentRecord,
   paymentMethodSchema,
   paymentRecordSchema,
 } from "./response-schemas.js";
@@ -85,9 +90,9 @@ export class PaymentGatewayClient {
    * @example
    * const { data } = await payments.createPayment(input); console.log(data.va_number, data.expired_at_date);
    */
-  async createPayment(input: CreatePaymentInput, options?: RequestOptions): Promise<ApiResponse<PaymentRecord>> {
+  async createPayment(input: CreatePaymentInput, options?: RequestOptions): Promise<ApiResponse<CreatedPayment>> {
     const body = parseRequestInput(createPaymentInputSchema, input, "createPayment");
-    return this.#transport.request(
+    const response = await this.#transport.request(
       {
         operation: "createPayment",
         method: "POST",
@@ -100,6 +105,7 @@ export class PaymentGatewayClient {
       },
       options,
     );
+    return completeCreatedPayment(response, body);
   }
 
   /**
@@ -109,9 +115,9 @@ export class PaymentGatewayClient {
    * @example
    * const { data } = await payments.getPaymentStatus("KPAY-1234/KM/2026"); if (data.status === "PAID") ship();
    */
-  async getPaymentStatus(paymentId: string, options?: RequestOptions): Promise<ApiResponse<PaymentRecord>> {
+  async getPaymentStatus(paymentId: string, options?: RequestOptions): Promise<ApiResponse<PaymentState>> {
     const id = parseRequestInput(paymentIdSchema, paymentId, "getPaymentStatus");
-    return this.#transport.request(
+    const response = await this.#transport.request(
       {
         operation: "getPaymentStatus",
         method: "GET",
@@ -123,6 +129,7 @@ export class PaymentGatewayClient {
       },
       options,
     );
+    return completePaymentState(response, id);
   }
 
   /**

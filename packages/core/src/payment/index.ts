@@ -10,6 +10,7 @@ export {
   paymentIdSchema,
   paymentItemSchema,
 } from "./input-schemas.js";
+export type { CreatedPayment, PaymentState } from "./required-results.js";
 export type { CancelPaymentResult, PaymentMethod, PaymentRecord, PaymentStatus } from "./response-schemas.js";
 export {
   cancelPaymentResultSchema,

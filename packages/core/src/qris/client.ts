@@ -13,9 +13,14 @@ import {
   uploadQrisInputSchema,
 } from "./input-schemas.js";
 import {
+  completeGeneratedQris,
+  completeQrisPaymentStatus,
   type GeneratedQris,
+  type GeneratedQrisImage,
+  type QrisPaymentState,
+} from "./required-results.js";
+import {
   generatedQrisSchema,
-  type QrisPaymentStatusRecord,
   qrisPaymentStatusSchema,
   type UploadedQris,
   uploadedQrisSchema,
@@ -54,38 +59,53 @@ const issuesOf = (error: z.ZodError): ValidationIssue[] =>
  */
 export class QrisClient {
   readonly #transport: Transport;
+  readonly #clock: () => number;
 
   constructor(options: QrisClientOptions) {
+    this.#clock = options?.clock ?? Date.now;
     this.#transport = new Transport(options, [
       { in: "header", name: "X-API-Key", option: "apiKey", value: options?.apiKey },
     ]);
   }
 
   /**
-   * Generates a QR code for an amount (`POST /user/api/v1/qr/generate-qris`, JSON). Never retried.
+   * Generates a QR code for an amount (`POST /user/api/v1/qr/generate-qris`, JSON). Never retried. The result
+   * always carries `history_id`, `original_amount`, `final_amount` (compare payments with it), `payment_status`,
+   * `expiry_time_date`, and `qris_string` for `output_type: "string"`; see `completeGeneratedQris` for the rules
+   * that fill a field the service left out, and `ResponseShapeError` for when none can.
    *
    * @example
    * const { data } = await qris.generateQris({ qris_id: 12, amount: 100_000, output_type: "string", unique_amount: true });
    */
-  async generateQris(input: GenerateQrisInput, options?: RequestOptions): Promise<ApiResponse<GeneratedQris>> {
+  async generateQris(
+    input: GenerateQrisInput & { output_type: "string" },
+    options?: RequestOptions,
+  ): Promise<ApiResponse<GeneratedQris>>;
+  async generateQris(input: GenerateQrisInput, options?: RequestOptions): Promise<ApiResponse<GeneratedQrisImage>>;
+  async generateQris(
+    input: GenerateQrisInput,
+    options?: RequestOptions,
+  ): Promise<ApiResponse<GeneratedQris | GeneratedQrisImage>> {
     const body = parseRequestInput(generateQrisInputSchema, input, "generateQris");
-    return this.#transport.request(
+    const response = await this.#transport.request(
       {
         operation: "generateQris",
         method: "POST",
         path: QRIS_PATHS.generateQris,
         body: { json: body },
         idempotent: false,
-        envelope: "success",
+        envelope: "qris",
         schema: generatedQrisSchema,
       },
       options,
     );
+    return completeGeneratedQris(response, body, this.#clock());
   }
 
   /**
    * Reads the state of a generated code (`GET /user/api/v1/qrisly/payment-status/{history_id}`, beyond the spec).
-   * Retried.
+   * Retried. `payment_status` is always there (a `ResponseShapeError` otherwise); `history_id` defaults to the one
+   * asked about.
    *
    * @example
    * const { data } = await qris.getQrisPaymentStatus(historyId); if (data.payment_status === "paid") fulfil();
@@ -93,20 +113,21 @@ export class QrisClient {
   async getQrisPaymentStatus(
     historyId: string | number,
     options?: RequestOptions,
-  ): Promise<ApiResponse<QrisPaymentStatusRecord>> {
+  ): Promise<ApiResponse<QrisPaymentState>> {
     const id = parseRequestInput(qrisHistoryIdSchema, historyId, "getQrisPaymentStatus");
-    return this.#transport.request(
+    const response = await this.#transport.request(
       {
         operation: "getQrisPaymentStatus",
         method: "GET",
         path: QRIS_PATHS.getQrisPaymentStatus,
         pathParams: { history_id: id },
         idempotent: true,
-        envelope: "success",
+        envelope: "qris",
         schema: qrisPaymentStatusSchema,
       },
       options,
     );
+    return completeQrisPaymentStatus(response, id);
   }
 
   /**
@@ -129,7 +150,7 @@ export class QrisClient {
         path: QRIS_PATHS.uploadQris,
         body: { multipart: { name: parsed.data.name, qris_image: { value: image.blob, filename: image.filename } } },
         idempotent: false,
-        envelope: "success",
+        envelope: "qris",
         schema: uploadedQrisSchema,
       },
       options,

@@ -10,7 +10,14 @@ export {
   qrisHistoryIdSchema,
   uploadQrisInputSchema,
 } from "./input-schemas.js";
-export type { GeneratedQris, QrisPaymentStatus, QrisPaymentStatusRecord, UploadedQris } from "./response-schemas.js";
+export type { GeneratedQris, GeneratedQrisImage, QrisPaymentState } from "./required-results.js";
+export { DEFAULT_QRIS_EXPIRY_MS } from "./required-results.js";
+export type {
+  GeneratedQrisRecord,
+  QrisPaymentStatus,
+  QrisPaymentStatusRecord,
+  UploadedQris,
+} from "./response-schemas.js";
 export {
   generatedQrisSchema,
   QRIS_PAYMENT_STATUSES,

@@ -24,8 +24,8 @@ export const generatedQrisSchema = z
     expiry_time: z.string().nullish(),
   })
   .transform((record) => withParsedTime(record, "expiry_time"));
-/** Data of `generateQris`. */
-export type GeneratedQris = z.infer<typeof generatedQrisSchema>;
+/** `generateQris` data as read, before the client completes it into `GeneratedQris`. */
+export type GeneratedQrisRecord = z.infer<typeof generatedQrisSchema>;
 
 /**
  * Data of `getQrisPaymentStatus` (not in the spec: every field optional). `status` is accepted as an alias of
@@ -59,7 +59,7 @@ export const qrisPaymentStatusSchema = z
       "expiry_time",
     ),
   );
-/** Data of `getQrisPaymentStatus`. */
+/** `getQrisPaymentStatus` data as read, before the client completes it into `QrisPaymentState`. */
 export type QrisPaymentStatusRecord = z.infer<typeof qrisPaymentStatusSchema>;
 
 /**
