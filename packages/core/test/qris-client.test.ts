@@ -85,7 +85,7 @@ describe("generateQris", () => {
       );
     expect(await issues({ qris_id: 1, amount: 999, output_type: "string" })).toEqual(["amount"]);
     expect(await issues({ qris_id: 1, amount: 100_000_001, output_type: "string" })).toEqual(["amount"]);
-    expect(await issues({ qris_id: 1.5, amount: 1500.5, output_type: "svg" })).toEqual([
+    expect(await issues({ qris_id: 1.5, amount: 1500.5, output_type: " " })).toEqual([
       "qris_id",
       "amount",
       "output_type",
@@ -95,6 +95,9 @@ describe("generateQris", () => {
       "unique_amount",
     ]);
     expect(fetch.calls).toHaveLength(0);
+    // An output type the spec does not list is the provider's to judge: sent as is.
+    await qris.generateQris({ qris_id: 1, amount: 1000, output_type: "svg" });
+    expect(JSON.parse(String(fetch.calls[0]?.body)).output_type).toBe("svg");
   });
 
   it("is never retried, and an error signalled by success:false is an ApiError", async () => {

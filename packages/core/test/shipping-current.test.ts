@@ -344,7 +344,7 @@ describe("ShippingClient input validation", () => {
         destination: "",
         weight: 1.5,
         courier: ["jne", "pos tiki"],
-        price: "cheapest" as "lowest",
+        price: "",
       }),
     );
     expect(error).toBeInstanceOf(RequestValidationError);

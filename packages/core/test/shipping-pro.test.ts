@@ -343,7 +343,7 @@ describe("ShippingProClient validation and cache", () => {
     const error = await caught(() =>
       pro.calculateCost({
         origin: "",
-        originType: "province" as "city",
+        originType: "",
         destination: 2,
         destinationType: "city",
         weight: 0,

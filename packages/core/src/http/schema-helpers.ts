@@ -13,6 +13,20 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 }
 
 /**
+ * An input enumeration from the spec, open: the known values autocomplete, and any other non-empty string is sent
+ * for the provider to judge (it may accept values the spec does not list). Only an empty value is refused, as it
+ * can never succeed.
+ *
+ * @example
+ * knownOrString(["string", "image"]).parse("svg"); // "svg", sent as is
+ */
+export function knownOrString<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.union([z.enum(values), z.string().trim().min(1, "must not be empty")]) as unknown as z.ZodType<
+    T[number] | (string & {})
+  >;
+}
+
+/**
  * A provider identifier: number or string (numeric strings, UUIDs, `KPAY-1/KM/2026`), kept as sent.
  *
  * @example

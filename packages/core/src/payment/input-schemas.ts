@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { integerSchema } from "../http/schema-helpers.js";
+import { integerSchema, knownOrString } from "../http/schema-helpers.js";
 
 /** Smallest amount the gateway accepts (written "10.000" in the spec), in rupiah. */
 export const MIN_PAYMENT_AMOUNT = 10_000;
@@ -53,7 +53,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 export const createPaymentInputSchema = z
   .strictObject({
     order_id: z.union([z.string().trim().min(1, "is required"), integerSchema()]),
-    payment_type: z.enum(["bank_transfer", "qris"]),
+    payment_type: knownOrString(["bank_transfer", "qris"]),
     channel_code: z.string().trim().min(1, "must not be empty").optional(),
     amount: integerSchema("must be an integer of rupiah").min(
       MIN_PAYMENT_AMOUNT,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { integerSchema } from "../http/schema-helpers.js";
+import { integerSchema, knownOrString } from "../http/schema-helpers.js";
 
 /** Smallest QRIS amount, in rupiah. */
 export const MIN_QRIS_AMOUNT = 1_000;
@@ -24,7 +24,7 @@ export const generateQrisInputSchema = z.strictObject({
   amount: integerSchema("must be an integer of rupiah")
     .min(MIN_QRIS_AMOUNT, `must be at least ${MIN_QRIS_AMOUNT}`)
     .max(MAX_QRIS_AMOUNT, `must be at most ${MAX_QRIS_AMOUNT}`),
-  output_type: z.enum(["string", "image"]),
+  output_type: knownOrString(["string", "image"]),
   unique_amount: z.boolean().optional(),
 });
 /** Input of `generateQris`. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COURIER_CODES } from "../helpers/couriers.js";
-import { etdTextSchema, openEnum } from "../http/schema-helpers.js";
+import { etdTextSchema, knownOrString, openEnum } from "../http/schema-helpers.js";
 import {
   amountSchema,
   flagSchema,
@@ -58,7 +58,7 @@ export const domesticCostInputSchema = z.strictObject({
   // origin and destination: ids from the domestic destination search.
   ...routeCostFields,
   /** Sort/filter the options: `lowest` or `highest`. */
-  price: z.enum(["lowest", "highest"]).optional(),
+  price: knownOrString(["lowest", "highest"]).optional(),
 });
 /** Input of `calculateDomesticCost` / `calculateDistrictDomesticCost`. */
 export type DomesticCostInput = z.input<typeof domesticCostInputSchema>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { COURIER_CODES } from "../helpers/couriers.js";
-import { etdTextSchema, openEnum } from "../http/schema-helpers.js";
+import { etdTextSchema, knownOrString, openEnum } from "../http/schema-helpers.js";
 import { waybillStatusSchema } from "./current-schemas.js";
 import {
   amountSchema,
@@ -51,7 +51,7 @@ export const subdistrictQueryInputSchema = z.strictObject({ city: idInputSchema,
 /** Input of `ShippingProClient.listSubdistricts`. */
 export type SubdistrictQueryInput = z.input<typeof subdistrictQueryInputSchema>;
 
-const locationTypeSchema = z.enum(["city", "subdistrict"]);
+const locationTypeSchema = knownOrString(["city", "subdistrict"]);
 const dimensionSchema = z.number().positive("must be above 0");
 
 /**
