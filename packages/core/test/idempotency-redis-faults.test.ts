@@ -4,7 +4,7 @@
 // receivers (two app instances) that share it. The provider simulator retries every non-200 answer.
 // `pnpm test` runs a small campaign; `pnpm chaos` (KIRIMBAYAR_CHAOS=full) the full one: 1,000 events per scenario,
 // three rounds each.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
@@ -15,7 +15,7 @@ import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
 const EVENTS = FULL ? 1_000 : 200;
-const ROUNDS = FULL ? 3 : 1;
+const ROUNDS = Number(process.env.KIRIMBAYAR_CHAOS_ROUNDS ?? (FULL ? 3 : 1));
 const DUPLICATE_SHARE = 0.3;
 const LEASE_MS = 2_000;
 const OUTAGE_MS = 1_500; // shorter than the lease
@@ -27,6 +27,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let redis: TestRedisServer;
 let dataDir: string;
 const clients: IORedis[] = [];
+// Every campaign's figures, written as JSON to KIRIMBAYAR_FAULTS_REPORT when set (bench/redis-faults reads them).
+const reports: {
+  name: string;
+  events: number;
+  deliveries: number;
+  statuses: Record<number, number>;
+  doubles: number;
+  lost: number;
+}[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "kirimbayar-redis-aof-"));
@@ -36,6 +45,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  const reportPath = process.env.KIRIMBAYAR_FAULTS_REPORT;
+  if (reportPath) writeFileSync(reportPath, JSON.stringify(reports));
   for (const client of clients) client.disconnect();
   await redis?.stop();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -111,6 +122,7 @@ async function campaign(name: string, fault: () => Promise<void>, prefix: string
   const lost = ids.filter((id) => (effects.get(id) ?? 0) === 0).length;
   const result = { events: EVENTS, deliveries, statuses, doubles, lost };
   console.log(`[faults] ${name}: ${JSON.stringify(result)}`);
+  reports.push({ name, ...result });
   return result;
 }
 
