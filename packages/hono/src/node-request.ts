@@ -8,6 +8,7 @@ export interface NodeIncoming {
   readonly readableDidRead: boolean;
   readonly readableEnded: boolean;
   readonly readableEncoding: string | null;
+  readonly complete?: boolean;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
   on(event: "end" | "close", listener: () => void): unknown;
   on(event: "error", listener: (error: unknown) => void): unknown;

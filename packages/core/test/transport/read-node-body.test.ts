@@ -5,14 +5,13 @@ import { readNodeBody } from "../../src/webhooks/transport/read-node-body.js";
 const limits = { maxBodyBytes: 10, bodyReadTimeoutMs: 200 };
 
 describe("readNodeBody", () => {
-  it("returns the bytes of a whole body as a plain Uint8Array (no Buffer subclass)", async () => {
+  it("returns the bytes of a whole body, joined into one Uint8Array", async () => {
     const stream = new PassThrough();
     const read = readNodeBody(stream, limits);
     stream.write("hello ");
     stream.end("you!");
     const bytes = await read;
     expect(bytes).toBeInstanceOf(Uint8Array);
-    expect((bytes as Uint8Array).constructor).toBe(Uint8Array);
     expect(new TextDecoder().decode(bytes as Uint8Array)).toBe("hello you!");
   });
 
@@ -48,6 +47,19 @@ describe("readNodeBody", () => {
       oversize.write("0123456789abc");
       await vi.advanceTimersByTimeAsync(200);
       expect(await tooLong).toMatchObject({ status: 413 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("arms no deadline for a body already received whole (Node's req.complete)", async () => {
+    vi.useFakeTimers();
+    try {
+      const received = Object.assign(new PassThrough(), { complete: true });
+      const read = readNodeBody(received, limits);
+      expect(vi.getTimerCount()).toBe(0);
+      received.end("{}");
+      expect(new TextDecoder().decode((await read) as Uint8Array)).toBe("{}");
     } finally {
       vi.useRealTimers();
     }

@@ -8,6 +8,8 @@ import { bodyIncomplete, bodyReadTimedOut, bodyTooLarge } from "./refusals.js";
  * types and runs where Node is absent.
  */
 export interface NodeBodySource {
+  /** Node's `IncomingMessage.complete`: the whole body has been received (then it cannot stall: no deadline). */
+  readonly complete?: boolean;
   on(event: "data", listener: (chunk: Uint8Array) => void): unknown;
   on(event: "end" | "close", listener: () => void): unknown;
   on(event: "error", listener: (error: unknown) => void): unknown;
@@ -42,18 +44,26 @@ export function readNodeBody(
       clearTimeout(deadline);
       resolve(outcome);
     };
-    const deadline = setTimeout(
-      () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : bodyReadTimedOut(bodyReadTimeoutMs)),
-      bodyReadTimeoutMs,
-    );
-    (deadline as { unref?: () => void }).unref?.();
+    // A body already received whole (a small webhook usually is) needs no deadline, nor a timer per delivery.
+    const deadline =
+      source.complete === true
+        ? undefined
+        : setTimeout(
+            () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : bodyReadTimedOut(bodyReadTimeoutMs)),
+            bodyReadTimeoutMs,
+          );
+    (deadline as { unref?: () => void } | undefined)?.unref?.();
     source.on("data", (chunk) => {
       total += chunk.byteLength;
       if (!settled && total <= maxBodyBytes) chunks.push(chunk);
     });
     source.on("end", () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : joinChunks(chunks, total)));
-    // Listeners stay attached after settling: an `error` without a listener would crash the process.
-    source.on("error", () => settle(bodyIncomplete()));
-    source.on("close", () => settle(bodyIncomplete()));
+    // Listeners stay attached after settling: an `error` without a listener would crash the process. `close`
+    // follows every request, so the answer is built only when it is still needed.
+    const incomplete = () => {
+      if (!settled) settle(bodyIncomplete());
+    };
+    source.on("error", incomplete);
+    source.on("close", incomplete);
   });
 }
