@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The Redis fault campaign of packages/core/test/idempotency-redis-faults.test.ts, at full size (1,000 events per
-// scenario, one round; `pnpm chaos` runs three), reported as a results fragment: a real redis-server with AOF
+// scenario, three rounds, as `pnpm chaos`), reported as a results fragment: a real redis-server with AOF
 // `appendfsync always` is killed or frozen mid-stream while two receivers take deliveries with 30 % duplicates.
 // Goal (issue 15): an outage shorter than the lease applies no event twice and loses none.
 import { spawnSync } from "node:child_process";
@@ -22,7 +22,7 @@ const run = spawnSync("pnpm", ["exec", "vitest", "run", "--project", "core", "te
   env: {
     ...process.env,
     KIRIMBAYAR_CHAOS: quick ? "" : "full",
-    KIRIMBAYAR_CHAOS_ROUNDS: "1",
+    KIRIMBAYAR_CHAOS_ROUNDS: quick ? "1" : "3",
     KIRIMBAYAR_FAULTS_REPORT: reportPath,
   },
 });
@@ -36,21 +36,22 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 
-const describe = {
-  "kill-0": "killed (SIGKILL), restarted 1.5 s later",
-  "freeze-0": "frozen (SIGSTOP) for 1.5 s",
-  "long-freeze": "frozen for 3 s (longer than the lease: context, not a goal)",
+const describe = (name) => {
+  const [kind, round] = name.split("-");
+  if (kind === "kill") return `killed (SIGKILL), restarted 1.5 s later (round ${Number(round) + 1})`;
+  if (kind === "freeze") return `frozen (SIGSTOP) for 1.5 s (round ${Number(round) + 1})`;
+  return "frozen for 3 s (longer than the lease: context, not a goal)";
 };
 const short = reports.filter((report) => report.name !== "long-freeze");
 const doubles = short.reduce((sum, report) => sum + report.doubles, 0);
 const lost = short.reduce((sum, report) => sum + report.lost, 0);
 const events = short.reduce((sum, report) => sum + report.events, 0);
-const pass = (value) => (value === 0 && short.length === 2 && run.status === 0 ? "pass" : "fail");
+const pass = (value) => (value === 0 && short.length >= 2 && run.status === 0 ? "pass" : "fail");
 
 const rows = reports
   .map(
     (report) =>
-      `| ${describe[report.name] ?? report.name} | ${report.events} | ${report.deliveries} | ${report.statuses[503] ?? 0} | ${report.statuses[409] ?? 0} | ${report.doubles} | ${report.lost} |`,
+      `| ${describe(report.name)} | ${report.events} | ${report.deliveries} | ${report.statuses[503] ?? 0} | ${report.statuses[409] ?? 0} | ${report.doubles} | ${report.lost} |`,
   )
   .join("\n");
 const fragment = `## Redis outages: events applied twice or lost
