@@ -1,8 +1,12 @@
-// The same state-machine contract run against the memory store and the Redis store (ioredis and node-redis
-// clients) over a real redis-server on a free loopback port.
+// The same state-machine contract run against every store: memory, Redis (ioredis and node-redis clients, a real
+// redis-server on a free loopback port) and Postgres (a pg Pool and a single pg Client on a real PostgreSQL server
+// started by the test, and in-process PGlite).
 
+import { PGlite } from "@electric-sql/pglite";
+import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
+import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -10,6 +14,7 @@ import {
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
   MemoryIdempotencyStore,
+  PostgresIdempotencyStore,
   RedisIdempotencyStore,
   tokenVerifier,
 } from "../src/webhooks.js";
@@ -20,8 +25,17 @@ let ioredis: IORedis;
 let nodeRedis: ReturnType<typeof createClient>;
 const silent = { warn: () => {} };
 let keySpace = 0;
+let postgres: TestPostgresServer;
+let pool: pg.Pool;
+let pgClient: pg.Client;
+let pglite: PGlite;
 
 beforeAll(async () => {
+  postgres = await startPostgresServer();
+  pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
+  pgClient = new pg.Client({ connectionString: postgres.url });
+  await pgClient.connect();
+  pglite = new PGlite();
   redis = await startRedisServer();
   ioredis = new IORedis(redis.port, "127.0.0.1", { enableOfflineQueue: true, lazyConnect: true });
   await ioredis.connect();
@@ -30,6 +44,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await pool?.end();
+  await pgClient?.end();
+  await pglite?.close();
+  await postgres?.destroy();
   ioredis?.disconnect();
   await nodeRedis?.close();
   await redis?.stop();
@@ -44,7 +62,23 @@ const stores: [string, () => IdempotencyStore][] = [
     () => new RedisIdempotencyStore({ client: ioredis, keyPrefix: `t${keySpace++}:`, logger: silent }),
   ],
   ["redis via node-redis", () => new RedisIdempotencyStore({ client: nodeRedis, keyPrefix: `t${keySpace++}:` })],
+  ["postgres via a pg Pool", () => withSchema(new PostgresIdempotencyStore({ pool, table: `t${keySpace++}` }))],
+  [
+    "postgres via one pg Client",
+    () => withSchema(new PostgresIdempotencyStore({ client: pgClient, table: `t${keySpace++}` })),
+  ],
+  ["postgres on PGlite", () => withSchema(new PostgresIdempotencyStore({ client: pglite, table: `t${keySpace++}` }))],
 ];
+
+/** A Postgres store on a fresh table, created before the first operation (the contract builds stores synchronously). */
+function withSchema(store: PostgresIdempotencyStore): IdempotencyStore {
+  const ready = store.ensureSchema();
+  return {
+    claim: async (...args) => (await ready, store.claim(...args)),
+    complete: async (...args) => (await ready, store.complete(...args)),
+    release: async (...args) => (await ready, store.release(...args)),
+  };
+}
 
 describe.each(stores)("%s store contract", (_name, makeStore) => {
   it("claims once, reports in-progress, then completed", async () => {

@@ -3,6 +3,15 @@ export {
   type MemoryIdempotencyStoreOptions,
 } from "./memory.js";
 export {
+  DEFAULT_POSTGRES_IDEMPOTENCY_TABLE,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgQueryable,
+  PostgresIdempotencyStore,
+  type PostgresIdempotencyStoreOptions,
+  postgresIdempotencySchema,
+} from "./postgres.js";
+export {
   type IoRedisLikeClient,
   type NodeRedisLikeClient,
   RedisIdempotencyStore,

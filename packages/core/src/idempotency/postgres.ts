@@ -1,0 +1,293 @@
+import {
+  type ClaimResult,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+  type IdempotencyTransaction,
+  type TransactionalIdempotencyStore,
+} from "./types.js";
+
+/** What the store needs of a connection: `pg`'s `Pool`, `Client` and `PoolClient`, and PGlite, all have it. */
+export interface PgQueryable {
+  query(text: string, values?: unknown[]): PromiseLike<{ rows: Record<string, unknown>[] }>;
+}
+
+/** A `pg` `Pool` (or anything that lends a connection and takes it back). */
+export interface PgPoolLike extends PgQueryable {
+  connect(): PromiseLike<PgPoolClientLike>;
+}
+
+/** A connection lent by a {@link PgPoolLike}. */
+export interface PgPoolClientLike extends PgQueryable {
+  /** Gives the connection back; with an error, the pool discards it. */
+  release(error?: Error | boolean): void;
+}
+
+/** Options of {@link PostgresIdempotencyStore}: give a `pool`, or one `client` connection. */
+export interface PostgresIdempotencyStoreOptions {
+  /** A `pg` `Pool` you created; the store never ends it. Transactions run on a connection it lends. */
+  pool?: PgPoolLike;
+  /**
+   * One connection (`pg` `Client`, PGlite) instead of a pool: operations take turns on it, and a transactional
+   * delivery holds it until it commits. For tests, local development and single-process apps.
+   */
+  client?: PgQueryable;
+  /** Table name, optionally schema-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
+  table?: string;
+  /**
+   * How long a transactional claim waits for another open transaction holding the same event before answering
+   * "in progress" (409); default 500 ms. Applies to the claim only, not to the handlers' own statements.
+   */
+  lockTimeoutMs?: number;
+}
+
+/** Default table of {@link PostgresIdempotencyStore}. */
+export const DEFAULT_POSTGRES_IDEMPOTENCY_TABLE = "kirimbayar_idempotency";
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The double-quoted table name; throws for anything but one or two plain identifiers. */
+function quotedTable(table: string): string {
+  const parts = table.split(".");
+  if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+    throw new TypeError(`PostgresIdempotencyStore: table must be "name" or "schema.name" of letters, digits and _`);
+  }
+  return parts.map((part) => `"${part}"`).join(".");
+}
+
+/**
+ * The schema of the store's table, as statements (the same SQL as `sql/postgres-idempotency.sql` in this package,
+ * for your migration tool). `state` is `processing` (a delivery holds the lease until `lease_expires_at`),
+ * `completed` (kept until `expires_at`, the retention) or `released` (a failed attempt, remembered for the count).
+ *
+ * @example
+ * for (const statement of postgresIdempotencySchema("shop.webhook_events")) await db.query(statement);
+ */
+export function postgresIdempotencySchema(table: string = DEFAULT_POSTGRES_IDEMPOTENCY_TABLE): string[] {
+  const name = quotedTable(table);
+  const index = `"${table.replace(".", "_")}_expires_at"`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${name} (
+  key text PRIMARY KEY,
+  state text NOT NULL CHECK (state IN ('processing', 'completed', 'released')),
+  owner text,
+  attempts integer NOT NULL DEFAULT 1,
+  lease_expires_at timestamptz,
+  expires_at timestamptz NOT NULL
+)`,
+    `CREATE INDEX IF NOT EXISTS ${index} ON ${name} (expires_at)`,
+  ];
+}
+
+const LOCK_NOT_AVAILABLE = "55P03";
+
+/**
+ * Idempotency store over the shop's own PostgreSQL database (`pg` or PGlite; no dependency is added). Claims,
+ * completion and release are single atomic statements (`INSERT ... ON CONFLICT ... WHERE`), so only the delivery
+ * holding an event's lease can finish it, and a lease that ran out can be taken over.
+ *
+ * It is also a {@link TransactionalIdempotencyStore}: with `idempotency: { transactional: true }` the receiver
+ * records the event in the same transaction as the handlers' writes (`ctx.transaction` is the connection), so a
+ * crash or a handler error rolls both back and the redelivery applies the event once.
+ *
+ * Create the table with {@link PostgresIdempotencyStore.ensureSchema} or the shipped migration, and call
+ * {@link PostgresIdempotencyStore.deleteExpired} now and then (e.g. daily) to drop records past their retention.
+ *
+ * @example
+ * import pg from "pg";
+ * const store = new PostgresIdempotencyStore({ pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }) });
+ * await store.ensureSchema();
+ * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
+ */
+export class PostgresIdempotencyStore implements IdempotencyStore, TransactionalIdempotencyStore {
+  readonly #pool: PgPoolLike | undefined;
+  readonly #client: PgQueryable | undefined;
+  readonly #table: string;
+  readonly #schema: string[];
+  readonly #lockTimeoutMs: number;
+  readonly #sql: { claim: string; complete: string; release: string; claimInTransaction: string; sweep: string };
+  // One connection serves one statement or transaction at a time.
+  #turn: Promise<unknown> = Promise.resolve();
+
+  constructor(options: PostgresIdempotencyStoreOptions) {
+    const { pool, client } = options ?? {};
+    if ((pool === undefined) === (client === undefined)) {
+      throw new TypeError("PostgresIdempotencyStore: pass either pool (a pg Pool) or client (one connection)");
+    }
+    if (pool !== undefined && (typeof pool.query !== "function" || typeof pool.connect !== "function")) {
+      throw new TypeError("PostgresIdempotencyStore: pool must be a pg Pool (query and connect)");
+    }
+    if (client !== undefined && typeof client.query !== "function") {
+      throw new TypeError("PostgresIdempotencyStore: client must have query(text, values)");
+    }
+    this.#pool = pool;
+    this.#client = client;
+    this.#table = options.table ?? DEFAULT_POSTGRES_IDEMPOTENCY_TABLE;
+    const t = quotedTable(this.#table);
+    this.#schema = postgresIdempotencySchema(this.#table);
+    this.#lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? 500));
+    const ms = (parameter: string) => `(${parameter}::double precision * interval '1 millisecond')`;
+    this.#sql = {
+      // Claimed when the key is new, released, past its retention, or its lease ran out; otherwise the state as
+      // it stands (a row inserted by a concurrent claim after this statement's snapshot reads as in progress).
+      claim: `WITH claimed AS (
+  INSERT INTO ${t} AS t (key, state, owner, attempts, lease_expires_at, expires_at)
+  VALUES ($1, 'processing', $2, 1, now() + ${ms("$3")}, now() + ${ms("$3")})
+  ON CONFLICT (key) DO UPDATE SET state = 'processing', owner = EXCLUDED.owner,
+    attempts = CASE WHEN t.expires_at <= now() AND t.state = 'completed' THEN 1 ELSE t.attempts + 1 END,
+    lease_expires_at = EXCLUDED.lease_expires_at, expires_at = EXCLUDED.expires_at
+  WHERE t.expires_at <= now() OR t.state = 'released' OR (t.state = 'processing' AND t.lease_expires_at <= now())
+  RETURNING attempts
+)
+SELECT 'claimed' AS state, attempts FROM claimed
+UNION ALL
+SELECT state, attempts FROM ${t} WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+      // Recorded when this delivery holds the lease, or nobody does any more (expired, released, gone).
+      complete: `INSERT INTO ${t} AS t (key, state, attempts, expires_at) VALUES ($1, 'completed', 1, now() + ${ms("$3")})
+ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
+  expires_at = EXCLUDED.expires_at
+WHERE t.owner = $2 OR t.expires_at <= now() OR t.state = 'released'
+  OR (t.state = 'processing' AND t.lease_expires_at <= now())
+RETURNING 1 AS done`,
+      release: `UPDATE ${t} SET state = 'released', owner = NULL, lease_expires_at = NULL,
+  expires_at = now() + ${ms("$3")}
+WHERE key = $1 AND owner = $2 AND state = 'processing'
+RETURNING 1 AS released`,
+      // Inside the delivery's transaction: the record appears (and disappears) with the handlers' writes.
+      claimInTransaction: `INSERT INTO ${t} AS t (key, state, attempts, expires_at) VALUES ($1, 'completed', 1, now() + ${ms("$2")})
+ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
+  attempts = t.attempts + 1, expires_at = EXCLUDED.expires_at
+WHERE t.state <> 'completed' OR t.expires_at <= now()
+RETURNING attempts`,
+      sweep: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
+    };
+  }
+
+  /** Creates the table and its index if they do not exist (the shipped migration does the same). */
+  async ensureSchema(): Promise<void> {
+    for (const statement of this.#schema) await this.#query(statement, []);
+  }
+
+  /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
+  async deleteExpired(limit = 10_000): Promise<number> {
+    const result = (await this.#query(this.#sql.sweep, [limit])) as { rowCount?: number | null; affectedRows?: number };
+    return result.rowCount ?? result.affectedRows ?? 0;
+  }
+
+  async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+    const { rows } = await this.#query(this.#sql.claim, [key, owner, leaseMs]);
+    const row = rows[0];
+    if (row === undefined) return { state: "in_progress" };
+    if (row.state === "claimed") return { state: "claimed", attempt: Number(row.attempts) };
+    return row.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+  }
+
+  async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return (await this.#query(this.#sql.complete, [key, owner, retentionMs])).rows.length === 1;
+  }
+
+  async release(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return (await this.#query(this.#sql.release, [key, owner, retentionMs])).rows.length === 1;
+  }
+
+  /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
+  async begin(): Promise<IdempotencyTransaction> {
+    const { connection, done } = await this.#connection();
+    try {
+      await connection.query("BEGIN");
+    } catch (error) {
+      done(error);
+      throw unavailable("BEGIN", error);
+    }
+    return new PostgresTransaction(connection, done, this.#sql.claimInTransaction, this.#lockTimeoutMs);
+  }
+
+  // A connection for one transaction: lent by the pool, or the single client once its turn comes.
+  async #connection(): Promise<{ connection: PgQueryable; done: (error?: unknown) => void }> {
+    if (this.#pool !== undefined) {
+      let lent: PgPoolClientLike;
+      try {
+        lent = await this.#pool.connect();
+      } catch (error) {
+        throw unavailable("connect", error);
+      }
+      return { connection: lent, done: (error) => lent.release(error === undefined ? undefined : true) };
+    }
+    const release = await this.#takeTurn();
+    return { connection: this.#client as PgQueryable, done: () => release() };
+  }
+
+  async #query(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
+    const release = this.#pool === undefined ? await this.#takeTurn() : undefined;
+    try {
+      return await ((this.#pool ?? this.#client) as PgQueryable).query(text, values);
+    } catch (error) {
+      throw unavailable("query", error);
+    } finally {
+      release?.();
+    }
+  }
+
+  // Resolves when the single connection is free; call the returned function to free it again.
+  async #takeTurn(): Promise<() => void> {
+    let free!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      free = resolve;
+    });
+    const previous = this.#turn;
+    this.#turn = previous.then(() => mine);
+    await previous;
+    return free;
+  }
+}
+
+/** One delivery's transaction on one connection. */
+class PostgresTransaction implements IdempotencyTransaction {
+  #ended = false;
+
+  constructor(
+    readonly handle: PgQueryable,
+    private readonly done: (error?: unknown) => void,
+    private readonly claimSql: string,
+    private readonly lockTimeoutMs: number,
+  ) {}
+
+  async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    try {
+      await this.handle.query(`SET LOCAL lock_timeout = '${this.lockTimeoutMs}ms'`);
+      const { rows } = await this.handle.query(this.claimSql, [key, retentionMs]);
+      await this.handle.query("SET LOCAL lock_timeout TO DEFAULT");
+      const row = rows[0];
+      return row === undefined ? { state: "completed" } : { state: "claimed", attempt: Number(row.attempts) };
+    } catch (error) {
+      // Another open transaction holds the event: the duplicate is answered at once instead of waiting for it.
+      if ((error as { code?: unknown } | undefined)?.code === LOCK_NOT_AVAILABLE) return { state: "in_progress" };
+      throw unavailable("claim", error);
+    }
+  }
+
+  async commit(): Promise<void> {
+    await this.#end("COMMIT");
+  }
+
+  async rollback(): Promise<void> {
+    await this.#end("ROLLBACK");
+  }
+
+  async #end(statement: "COMMIT" | "ROLLBACK"): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    try {
+      await this.handle.query(statement);
+      this.done();
+    } catch (error) {
+      // The connection is in an unknown state: the pool discards it, which also ends the transaction.
+      this.done(error);
+      throw unavailable(statement, error);
+    }
+  }
+}
+
+function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
+  if (error instanceof IdempotencyStoreUnavailableError) return error;
+  return new IdempotencyStoreUnavailableError(`PostgreSQL ${operation} failed`, { cause: error });
+}

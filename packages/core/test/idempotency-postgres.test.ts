@@ -1,0 +1,203 @@
+// PostgresIdempotencyStore beyond the shared store contract (idempotency-stores.test.ts): transactional handlers on
+// a real PostgreSQL server (and on PGlite), where the order update and the event record commit together or not at
+// all; an unreachable database; the schema file; retention cleanup.
+import { readFileSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createWebhookReceiver,
+  type PgQueryable,
+  PostgresIdempotencyStore,
+  postgresIdempotencySchema,
+  tokenVerifier,
+} from "../src/webhooks.js";
+import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
+
+const TOKEN = "pg-token";
+const quiet = { warn: () => {}, error: () => {} };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const delivery = (id: string) =>
+  webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess({ qris_history_id: id })) });
+
+let server: TestPostgresServer;
+let pool: pg.Pool;
+let tables = 0;
+
+beforeAll(async () => {
+  server = await startPostgresServer();
+  pool = new pg.Pool({ connectionString: server.url, max: 8 });
+  pool.on("error", () => {});
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await server?.destroy();
+});
+
+/** A shop's `orders` table and a receiver whose transactional handler marks an order paid through ctx.transaction. */
+async function shop(
+  db: PgQueryable,
+  options: { pool?: pg.Pool; fail?: (id: string) => boolean; hold?: Promise<void> },
+) {
+  const n = tables++;
+  const orders = `orders_${n}`;
+  await db.query(`CREATE TABLE ${orders} (history_id text PRIMARY KEY, paid_count int NOT NULL DEFAULT 0)`);
+  const store = options.pool
+    ? new PostgresIdempotencyStore({ pool: options.pool, table: `events_${n}`, lockTimeoutMs: 200 })
+    : new PostgresIdempotencyStore({ client: db, table: `events_${n}` });
+  await store.ensureSchema();
+  let runs = 0;
+  const receiver = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+    idempotency: { store, transactional: true },
+    logger: quiet,
+  }).on("payment.success", async (event, ctx) => {
+    runs++;
+    const tx = ctx.transaction as PgQueryable;
+    const id = String(event.data.qris_history_id);
+    await tx.query(
+      `INSERT INTO ${orders} (history_id, paid_count) VALUES ($1, 1)
+       ON CONFLICT (history_id) DO UPDATE SET paid_count = ${orders}.paid_count + 1`,
+      [id],
+    );
+    if (options.hold) await options.hold;
+    if (options.fail?.(id)) throw new Error("handler failed after its write");
+  });
+  const paidCount = async (id: string) =>
+    Number((await db.query(`SELECT paid_count FROM ${orders} WHERE history_id = $1`, [id])).rows[0]?.paid_count ?? 0);
+  return { receiver, store, paidCount, runs: () => runs };
+}
+
+describe("transactional handlers on a real PostgreSQL server", () => {
+  it("commits the order update and the event record together; a redelivery is a duplicate", async () => {
+    const { receiver, paidCount, runs } = await shop(pool, { pool });
+    expect((await receiver.handle(delivery("h-1"))).status).toBe(200);
+    expect((await receiver.handle(delivery("h-1"))).status).toBe(200);
+    expect(await paidCount("h-1")).toBe(1);
+    expect(runs()).toBe(1);
+  });
+
+  it("rolls back the handler's write with the claim when the handler fails; the redelivery applies it once", async () => {
+    let failures = 1;
+    const { receiver, paidCount, runs } = await shop(pool, { pool, fail: () => failures-- > 0 });
+    expect((await receiver.handle(delivery("h-2"))).status).toBe(500);
+    expect(await paidCount("h-2")).toBe(0);
+    expect((await receiver.handle(delivery("h-2"))).status).toBe(200);
+    expect(await paidCount("h-2")).toBe(1);
+    expect(runs()).toBe(2);
+  });
+
+  it("answers a concurrent duplicate 409 within the lock timeout, not after the first handler ends", async () => {
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { receiver, paidCount } = await shop(pool, { pool, hold });
+    const first = receiver.handle(delivery("h-3"));
+    await sleep(100); // the first delivery holds the row lock inside its transaction
+    const started = performance.now();
+    const duplicate = await receiver.handle(delivery("h-3"));
+    expect(duplicate.status).toBe(409);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    release();
+    expect((await first).status).toBe(200);
+    expect((await receiver.handle(delivery("h-3"))).status).toBe(200);
+    expect(await paidCount("h-3")).toBe(1);
+  });
+
+  it("loses neither when the connection dies between the effect and the commit: the redelivery applies it once", async () => {
+    let killOnce = true;
+    const { receiver, paidCount } = await shop(pool, {
+      pool,
+      fail: () => false,
+      hold: (async () => {})(),
+    });
+    // Kill the delivery's own backend after the handler's write, before the commit: as a crash of the app would.
+    receiver.on("payment.success", async (_event, ctx) => {
+      if (!killOnce) return;
+      killOnce = false;
+      const tx = ctx.transaction as PgQueryable;
+      const { rows } = await tx.query("SELECT pg_backend_pid() AS pid");
+      await pool.query("SELECT pg_terminate_backend($1)", [rows[0]?.pid]);
+    });
+    const crashed = await receiver.handle(delivery("h-4"));
+    expect(crashed.status).toBeGreaterThanOrEqual(500);
+    expect(await paidCount("h-4")).toBe(0);
+    expect((await receiver.handle(delivery("h-4"))).status).toBe(200);
+    expect(await paidCount("h-4")).toBe(1);
+  });
+
+  it("answers 503 and runs nothing when the database is unreachable", async () => {
+    const dead = new pg.Pool({ host: "127.0.0.1", port: 1, connectionTimeoutMillis: 500 });
+    dead.on("error", () => {});
+    const store = new PostgresIdempotencyStore({ pool: dead });
+    let ran = false;
+    for (const transactional of [true, false]) {
+      const receiver = createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+        idempotency: { store, transactional },
+        logger: quiet,
+      }).onAny(() => {
+        ran = true;
+      });
+      expect((await receiver.handle(delivery("h-5"))).status).toBe(503);
+    }
+    expect(ran).toBe(false);
+    await dead.end();
+  });
+});
+
+describe("transactional handlers on PGlite (in-process, one connection)", () => {
+  it("applies once, rolls back a failed handler, and serialises deliveries on its single connection", async () => {
+    const db = new PGlite();
+    let failures = 1;
+    const { receiver, paidCount } = await shop(db, { fail: (id) => id === "p-2" && failures-- > 0 });
+    const answers = await Promise.all([
+      receiver.handle(delivery("p-1")),
+      receiver.handle(delivery("p-1")),
+      receiver.handle(delivery("p-2")),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 200, 500]);
+    expect(await paidCount("p-1")).toBe(1);
+    expect(await paidCount("p-2")).toBe(0);
+    expect((await receiver.handle(delivery("p-2"))).status).toBe(200);
+    expect(await paidCount("p-2")).toBe(1);
+    await db.close();
+  });
+});
+
+describe("PostgresIdempotencyStore", () => {
+  it("ships a migration file identical to ensureSchema()", () => {
+    const file = readFileSync(new URL("../sql/postgres-idempotency.sql", import.meta.url), "utf8");
+    const statements = file
+      .split("\n")
+      .filter((line) => !line.startsWith("--"))
+      .join("\n")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter(Boolean);
+    expect(statements).toEqual(postgresIdempotencySchema());
+  });
+
+  it("deletes records past their retention and keeps the others", async () => {
+    const store = new PostgresIdempotencyStore({ pool, table: `sweep_${tables++}` });
+    await store.ensureSchema();
+    await store.claim("old", "o", 10_000);
+    await store.complete("old", "o", 20);
+    await store.claim("new", "o", 10_000);
+    await store.complete("new", "o", 60_000);
+    await sleep(50);
+    expect(await store.deleteExpired()).toBe(1);
+    expect(await store.claim("new", "p", 10_000)).toEqual({ state: "completed" });
+  });
+
+  it("refuses bad options before touching the database", () => {
+    expect(() => new PostgresIdempotencyStore({} as never)).toThrow(/either pool/);
+    expect(() => new PostgresIdempotencyStore({ pool, table: "x; DROP TABLE y" })).toThrow(/table must be/);
+    expect(() => new PostgresIdempotencyStore({ client: {} as PgQueryable })).toThrow(/query/);
+  });
+});
