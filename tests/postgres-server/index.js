@@ -5,7 +5,7 @@
 // command needs only Node and npm. fsync is off (these clusters are thrown away); commits stay synchronous, so a
 // killed server keeps what it acknowledged.
 import { execFileSync, spawn } from "node:child_process";
-import { constants, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chownSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { access } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { createServer, Socket } from "node:net";

@@ -201,3 +201,47 @@ describe("PostgresIdempotencyStore", () => {
     expect(() => new PostgresIdempotencyStore({ client: {} as PgQueryable })).toThrow(/query/);
   });
 });
+
+describe("transactional handlers through an ORM (Drizzle on node-postgres)", () => {
+  it("writes through drizzle(ctx.transaction): committed with the event, rolled back with it", async () => {
+    const { drizzle } = await import("drizzle-orm/node-postgres");
+    const { eq, sql } = await import("drizzle-orm");
+    const { integer, pgTable, text } = await import("drizzle-orm/pg-core");
+    const n = tables++;
+    const orders = pgTable(`drizzle_orders_${n}`, {
+      historyId: text("history_id").primaryKey(),
+      status: text("status").notNull(),
+      paidCount: integer("paid_count").notNull().default(0),
+    });
+    await pool.query(
+      `CREATE TABLE drizzle_orders_${n} (history_id text PRIMARY KEY, status text NOT NULL, paid_count int NOT NULL DEFAULT 0)`,
+    );
+    await drizzle(pool).insert(orders).values({ historyId: "d-1", status: "awaiting_payment" });
+    const store = new PostgresIdempotencyStore({ pool, table: `drizzle_events_${n}` });
+    await store.ensureSchema();
+    let failNext = true;
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+      idempotency: { store, transactional: true },
+      logger: quiet,
+    }).on("payment.success", async (event, ctx) => {
+      // The documented pattern: an ORM instance over the connection that holds this delivery's transaction.
+      const db = drizzle(ctx.transaction as pg.PoolClient);
+      await db
+        .update(orders)
+        .set({ status: "paid", paidCount: sql`${orders.paidCount} + 1` })
+        .where(eq(orders.historyId, String(event.data.qris_history_id)));
+      if (failNext) {
+        failNext = false;
+        throw new Error("fails after the ORM's write");
+      }
+    });
+    const read = async () => (await drizzle(pool).select().from(orders).where(eq(orders.historyId, "d-1")))[0];
+    expect((await receiver.handle(delivery("d-1"))).status).toBe(500);
+    expect(await read()).toMatchObject({ status: "awaiting_payment", paidCount: 0 });
+    expect((await receiver.handle(delivery("d-1"))).status).toBe(200);
+    expect((await receiver.handle(delivery("d-1"))).status).toBe(200);
+    expect(await read()).toMatchObject({ status: "paid", paidCount: 1 });
+  });
+});
