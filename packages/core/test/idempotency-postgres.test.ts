@@ -45,7 +45,7 @@ async function shop(
   const orders = `orders_${n}`;
   await db.query(`CREATE TABLE ${orders} (history_id text PRIMARY KEY, paid_count int NOT NULL DEFAULT 0)`);
   const store = options.pool
-    ? new PostgresIdempotencyStore({ pool: options.pool, table: `events_${n}`, lockTimeoutMs: 200 })
+    ? new PostgresIdempotencyStore({ pool: options.pool, table: `events_${n}` })
     : new PostgresIdempotencyStore({ client: db, table: `events_${n}` });
   await store.ensureSchema();
   let runs = 0;

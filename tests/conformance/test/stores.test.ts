@@ -48,7 +48,7 @@ const stores: StoreUnderTest[] = [
     name: transactional ? "postgres, transactional handlers" : "postgres",
     transactional,
     async make() {
-      const store = new PostgresIdempotencyStore({ pool, table: `row_${space++}`, lockTimeoutMs: 200 });
+      const store = new PostgresIdempotencyStore({ pool, table: `row_${space++}` });
       await store.ensureSchema();
       return store;
     },

@@ -34,10 +34,10 @@ export interface PostgresIdempotencyStoreOptions {
   /** Table name, optionally schema-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
   table?: string;
   /**
-   * How long a transactional claim waits for another open transaction holding the same event before answering
-   * "in progress" (409); default 500 ms. Applies to the claim only, not to the handlers' own statements.
+   * Send the store's statements as named prepared statements, parsed and planned once per connection (default:
+   * `true` with a `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite).
    */
-  lockTimeoutMs?: number;
+  preparedStatements?: boolean;
 }
 
 /** Default table of {@link PostgresIdempotencyStore}. */
@@ -78,7 +78,27 @@ export function postgresIdempotencySchema(table: string = DEFAULT_POSTGRES_IDEMP
   ];
 }
 
-const LOCK_NOT_AVAILABLE = "55P03";
+/** A statement, named when the connection is `pg`'s so that it is parsed and planned once per connection. */
+interface Statement {
+  readonly text: string;
+  readonly name?: string;
+}
+
+type QueryResult = { rows: Record<string, unknown>[]; rowCount?: number | null; affectedRows?: number };
+
+/** Runs a statement on a connection: as a named prepared statement on `pg`, as text elsewhere (PGlite). */
+function runOn(
+  connection: PgQueryable,
+  statement: Statement,
+  values: unknown[],
+  prepared: boolean,
+): PromiseLike<QueryResult> {
+  if (prepared && statement.name !== undefined) {
+    const config = { name: statement.name, text: statement.text, values };
+    return (connection.query as unknown as (config: object) => PromiseLike<QueryResult>)(config);
+  }
+  return connection.query(statement.text, values);
+}
 
 /**
  * Idempotency store over the shop's own PostgreSQL database (`pg` or PGlite; no dependency is added). Claims,
@@ -87,7 +107,8 @@ const LOCK_NOT_AVAILABLE = "55P03";
  *
  * It is also a {@link TransactionalIdempotencyStore}: with `idempotency: { transactional: true }` the receiver
  * records the event in the same transaction as the handlers' writes (`ctx.transaction` is the connection), so a
- * crash or a handler error rolls both back and the redelivery applies the event once.
+ * crash or a handler error rolls both back and the redelivery applies the event once; a concurrent duplicate is
+ * answered 409 at once (a transaction-scoped advisory lock on the event's key says another transaction has it).
  *
  * Create the table with {@link PostgresIdempotencyStore.ensureSchema} or the shipped migration, and call
  * {@link PostgresIdempotencyStore.deleteExpired} now and then (e.g. daily) to drop records past their retention.
@@ -103,8 +124,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
   readonly #client: PgQueryable | undefined;
   readonly #table: string;
   readonly #schema: string[];
-  readonly #lockTimeoutMs: number;
-  readonly #sql: { claim: string; complete: string; release: string; claimInTransaction: string; sweep: string };
+  readonly #prepared: boolean;
+  readonly #sql: Record<"claim" | "complete" | "release" | "claimInTransaction" | "sweep", Statement>;
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
 
@@ -124,9 +145,9 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
     this.#table = options.table ?? DEFAULT_POSTGRES_IDEMPOTENCY_TABLE;
     const t = quotedTable(this.#table);
     this.#schema = postgresIdempotencySchema(this.#table);
-    this.#lockTimeoutMs = Math.max(1, Math.round(options.lockTimeoutMs ?? 500));
+    this.#prepared = options.preparedStatements ?? pool !== undefined;
     const ms = (parameter: string) => `(${parameter}::double precision * interval '1 millisecond')`;
-    this.#sql = {
+    const texts = {
       // Claimed when the key is new, released, past its retention, or its lease ran out; otherwise the state as
       // it stands (a row inserted by a concurrent claim after this statement's snapshot reads as in progress).
       claim: `WITH claimed AS (
@@ -152,24 +173,43 @@ RETURNING 1 AS done`,
   expires_at = now() + ${ms("$3")}
 WHERE key = $1 AND owner = $2 AND state = 'processing'
 RETURNING 1 AS released`,
-      // Inside the delivery's transaction: the record appears (and disappears) with the handlers' writes.
-      claimInTransaction: `INSERT INTO ${t} AS t (key, state, attempts, expires_at) VALUES ($1, 'completed', 1, now() + ${ms("$2")})
-ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
-  attempts = t.attempts + 1, expires_at = EXCLUDED.expires_at
-WHERE t.state <> 'completed' OR t.expires_at <= now()
-RETURNING attempts`,
+      // Inside the delivery's transaction: the record appears (and disappears) with the handlers' writes. The
+      // advisory lock (held until the transaction ends) tells a concurrent duplicate at once that another open
+      // transaction has the event, instead of letting it wait on the row lock for the whole handler.
+      claimInTransaction: `WITH lock AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(hashtextextended($1, 7411)) AS got),
+claimed AS (
+  INSERT INTO ${t} AS t (key, state, attempts, expires_at)
+  SELECT $1, 'completed', 1, now() + ${ms("$2")} FROM lock WHERE lock.got
+  ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
+    attempts = t.attempts + 1, expires_at = EXCLUDED.expires_at
+  WHERE t.state <> 'completed' OR t.expires_at <= now()
+  RETURNING attempts
+)
+SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts`,
       sweep: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
+    };
+    // Names are per table: two stores on one pool never share a name for different text.
+    const named = (name: keyof typeof texts): Statement => ({
+      text: texts[name],
+      name: `kirimbayar_${name}_${this.#table}`,
+    });
+    this.#sql = {
+      claim: named("claim"),
+      complete: named("complete"),
+      release: named("release"),
+      claimInTransaction: named("claimInTransaction"),
+      sweep: named("sweep"),
     };
   }
 
   /** Creates the table and its index if they do not exist (the shipped migration does the same). */
   async ensureSchema(): Promise<void> {
-    for (const statement of this.#schema) await this.#query(statement, []);
+    for (const text of this.#schema) await this.#query({ text }, []);
   }
 
   /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
   async deleteExpired(limit = 10_000): Promise<number> {
-    const result = (await this.#query(this.#sql.sweep, [limit])) as { rowCount?: number | null; affectedRows?: number };
+    const result = await this.#query(this.#sql.sweep, [limit]);
     return result.rowCount ?? result.affectedRows ?? 0;
   }
 
@@ -192,13 +232,14 @@ RETURNING attempts`,
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
   async begin(): Promise<IdempotencyTransaction> {
     const { connection, done } = await this.#connection();
+    const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
     try {
-      await connection.query("BEGIN");
+      await query({ text: "BEGIN" }, []);
     } catch (error) {
       done(error);
       throw unavailable("BEGIN", error);
     }
-    return new PostgresTransaction(connection, done, this.#sql.claimInTransaction, this.#lockTimeoutMs);
+    return new PostgresTransaction(connection, done, this.#sql.claimInTransaction, query);
   }
 
   // A connection for one transaction: lent by the pool, or the single client once its turn comes.
@@ -210,16 +251,30 @@ RETURNING attempts`,
       } catch (error) {
         throw unavailable("connect", error);
       }
-      return { connection: lent, done: (error) => lent.release(error === undefined ? undefined : true) };
+      // A backend that dies while lent (a database restart, a terminated connection) emits `error` on the client:
+      // the failing statement already reports it, and without a listener it would crash the process.
+      const events = lent as Partial<{
+        on(event: "error", listener: () => void): void;
+        off(event: "error", listener: () => void): void;
+      }>;
+      const ignore = () => {};
+      events.on?.("error", ignore);
+      return {
+        connection: lent,
+        done: (error) => {
+          events.off?.("error", ignore);
+          lent.release(error === undefined ? undefined : true);
+        },
+      };
     }
     const release = await this.#takeTurn();
     return { connection: this.#client as PgQueryable, done: () => release() };
   }
 
-  async #query(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
+  async #query(statement: Statement, values: unknown[]): Promise<QueryResult> {
     const release = this.#pool === undefined ? await this.#takeTurn() : undefined;
     try {
-      return await ((this.#pool ?? this.#client) as PgQueryable).query(text, values);
+      return await runOn((this.#pool ?? this.#client) as PgQueryable, statement, values, this.#prepared);
     } catch (error) {
       throw unavailable("query", error);
     } finally {
@@ -247,22 +302,22 @@ class PostgresTransaction implements IdempotencyTransaction {
   constructor(
     readonly handle: PgQueryable,
     private readonly done: (error?: unknown) => void,
-    private readonly claimSql: string,
-    private readonly lockTimeoutMs: number,
+    private readonly claimSql: Statement,
+    private readonly query: (statement: Statement, values: unknown[]) => PromiseLike<QueryResult>,
   ) {}
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    let row: Record<string, unknown> | undefined;
     try {
-      await this.handle.query(`SET LOCAL lock_timeout = '${this.lockTimeoutMs}ms'`);
-      const { rows } = await this.handle.query(this.claimSql, [key, retentionMs]);
-      await this.handle.query("SET LOCAL lock_timeout TO DEFAULT");
-      const row = rows[0];
-      return row === undefined ? { state: "completed" } : { state: "claimed", attempt: Number(row.attempts) };
+      row = (await this.query(this.claimSql, [key, retentionMs])).rows[0];
     } catch (error) {
-      // Another open transaction holds the event: the duplicate is answered at once instead of waiting for it.
-      if ((error as { code?: unknown } | undefined)?.code === LOCK_NOT_AVAILABLE) return { state: "in_progress" };
       throw unavailable("claim", error);
     }
+    // Another open transaction holds the event: the duplicate is answered at once (409), the provider retries.
+    if (row?.got !== true) return { state: "in_progress" };
+    return row.attempts === null || row.attempts === undefined
+      ? { state: "completed" }
+      : { state: "claimed", attempt: Number(row.attempts) };
   }
 
   async commit(): Promise<void> {
@@ -277,7 +332,7 @@ class PostgresTransaction implements IdempotencyTransaction {
     if (this.#ended) return;
     this.#ended = true;
     try {
-      await this.handle.query(statement);
+      await this.query({ text: statement }, []);
       this.done();
     } catch (error) {
       // The connection is in an unknown state: the pool discards it, which also ends the transaction.

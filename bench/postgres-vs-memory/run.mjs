@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// The order-status webhook route with the Postgres idempotency store, plain and with transactional handlers, versus
+// the same route with the in-memory store: Express 5 + @kirimbayar/express, token verification, a unique event per
+// request (every request claims and completes a fresh key: two statements, or BEGIN, lock timeout, claim, reset and
+// COMMIT in transactional mode), autocannon with 50 connections on loopback, a pg Pool of 10. Each round measures the
+// three back to back (the order rotates), so drift hits them alike; the goal figures are medians of the per-round
+// ratios to memory, with confidence intervals from the rounds. Goals (issue 16): Postgres at least 0.5x memory,
+// transactional at least 0.4x. Starts its own PostgreSQL server (tests/postgres-server) on a free loopback port.
+// Writes bench/results/postgres-vs-memory.md.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startPostgresServer } from "@kirimbayar/test-postgres-server";
+import pg from "pg";
+import autocannon from "autocannon";
+import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+
+const GOALS = { postgres: 0.5, "postgres-transactional": 0.4 };
+const STORES = ["memory", "postgres", "postgres-transactional"];
+const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+const DURATION_S = quick ? 2 : 3;
+const ROUNDS = quick ? 1 : 8;
+const CONNECTIONS = 50;
+const TOKEN = "bench-webhook-token-0123456789abcdef";
+const here = dirname(fileURLToPath(import.meta.url));
+const benchDir = dirname(here);
+const children = new Set();
+
+/** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
+function startProcess(command, args, ready, timeoutMs = 10_000) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs} ms`)), timeoutMs);
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code} before it was ready`));
+    });
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
+  });
+}
+
+/** One autocannon run against a fresh server with the given store. */
+async function measure(store, url, round) {
+  const args = [join(here, "server.mjs"), store, url];
+  const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
+  let sequence = 0;
+  try {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${match[1]}`,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [
+        {
+          method: "POST",
+          path: `/webhooks/orders?token=${TOKEN}`,
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => {
+            sequence += 1;
+            // A new event each time: the store claims and completes a fresh key on every request.
+            request.body = JSON.stringify({
+              order_no: `ORD-${store}-${round}-${sequence}`,
+              cnote: `JP${sequence}`,
+              status: "Dikirim",
+            });
+            return request;
+          },
+        },
+      ],
+    });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      total: result.requests.total,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+let postgres;
+try {
+  postgres = await startPostgresServer();
+  const setup = new pg.Client({ connectionString: postgres.url });
+  await setup.connect();
+  const { PostgresIdempotencyStore } = await import("@kirimbayar/core/webhooks");
+  await new PostgresIdempotencyStore({ client: setup, table: "bench_idempotency" }).ensureSchema();
+  await setup.end();
+  for (const store of STORES) await measure(store, postgres.url, "warmup"); // JIT, loopback and pool warm-up
+  const runs = Object.fromEntries(STORES.map((store) => [store, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = STORES.map((_, i) => STORES[(i + round) % STORES.length]);
+    for (const store of order) {
+      const run = await measure(store, postgres.url, round);
+      console.log(`round ${round} ${store}: ${Math.round(run.rps)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      if (run.non2xx > 0 || run.errors > 0)
+        throw new Error(`${store}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+      runs[store].push(run);
+    }
+  }
+  const summary = (store) => ({
+    rps: median(runs[store].map((r) => r.rps)),
+    p50: median(runs[store].map((r) => r.p50)),
+    p99: median(runs[store].map((r) => r.p99)),
+    total: runs[store].reduce((sum, r) => sum + r.total, 0),
+  });
+  const labels = {
+    memory: "memory (`MemoryIdempotencyStore`)",
+    postgres: "Postgres (`PostgresIdempotencyStore`, pg Pool)",
+    "postgres-transactional": "Postgres, `transactional: true`",
+  };
+  const rows = STORES.map((store) => {
+    const s = summary(store);
+    return `| ${labels[store]} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
+  });
+  const verdicts = Object.entries(GOALS).map(([store, goal]) => {
+    const ratios = runs[store].map((run, i) => run.rps / runs.memory[i].rps);
+    const interval = medianInterval(ratios);
+    return { store, goal, ratios, ratio: median(ratios), interval, result: verdict(interval, goal, "at-least") };
+  });
+  const fragment = `## Postgres idempotency store vs memory store
+
+Order-status webhook route on Express 5 with \`@kirimbayar/express\`, token verification, a new event on every request
+(each claims and completes a fresh key), a no-op handler, autocannon ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION_S} s per
+store (the order rotates), a fresh server per run, medians. PostgreSQL on loopback started by the benchmark
+(fsync off, as the test clusters), a \`pg\` Pool of 10. The goal figures are the medians of the per-round ratios to
+the memory store, with confidence intervals from the rounds (bench/lib/stats.mjs).
+
+| Store | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
+| --- | ---: | ---: | ---: | ---: |
+${rows.join("\n")}
+
+${verdicts
+  .map(
+    (v) =>
+      `${labels[v.store]} / memory: **${v.ratio.toFixed(2)}x**, interval ${formatInterval(v.interval)} (goal at least ${v.goal.toFixed(2)}x): **${VERDICT_WORDS[v.result]}**. Per round: ${v.ratios.map((r) => r.toFixed(2)).join(", ")}.`,
+  )
+  .join("\n\n")}
+
+${verdicts
+  .map((v) =>
+    goalComment({
+      what: `${v.store === "postgres" ? "Postgres-store" : "transactional Postgres-store"} route vs memory-store route (req/s)`,
+      measured: `${v.ratio.toFixed(2)}x`,
+      target: `>= ${v.goal.toFixed(2)}x`,
+      result: v.result,
+      interval: formatInterval(v.interval),
+    }),
+  )
+  .join("\n")}
+`;
+  mkdirSync(join(benchDir, "results"), { recursive: true });
+  writeFileSync(join(benchDir, "results/postgres-vs-memory.md"), fragment);
+  console.log(fragment);
+} finally {
+  await Promise.all([...children].map(stop));
+  await postgres?.destroy();
+}
