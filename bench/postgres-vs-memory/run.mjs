@@ -12,8 +12,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import pg from "pg";
 import autocannon from "autocannon";
+import pg from "pg";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 
 const GOALS = { postgres: 0.5, "postgres-transactional": 0.4 };

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// Reconciliation of 10,000 pending QR payments against the in-process fake provider (limits off) versus the same
+// status calls made directly with the client. Half the payments were paid while every webhook delivery failed, so
+// the reconciler turns each of those into an event and runs it through the receiver's handler and idempotency store
+// (a fresh receiver per round, so every round applies them); the direct side only asks. Same concurrency (4) on
+// both sides; rounds alternate which side goes first. Goal (issue 16): reconciliation at most 1.2x the direct calls.
+// Writes bench/results/reconcile-overhead.md.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createReconciler, QrisClient } from "@kirimbayar/core";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { createFakeProvider } from "@kirimbayar/testing";
+import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+
+const GOAL = 1.2;
+const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+const PAYMENTS = quick ? 1_000 : 10_000;
+const ROUNDS = quick ? 2 : 7;
+const CONCURRENCY = 4;
+const TOKEN = "bench-qris-token";
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+
+// The shop was down for every delivery: the payments are found only by reconciliation.
+const provider = createFakeProvider({
+  rateLimit: false,
+  webhooks: {
+    qrisUrl: `https://shop.example.co.id/webhooks/qris?token=${TOKEN}`,
+    fetch: async () => new Response("", { status: 500 }),
+  },
+});
+const qris = new QrisClient({
+  apiKey: provider.apiKeys.qris[0] ?? "",
+  baseUrl: provider.baseUrl,
+  fetch: provider.fetch,
+});
+
+const references = [];
+for (let i = 0; i < PAYMENTS; i++) {
+  const { data } = await qris.generateQris({ qris_id: 1, amount: 10_000 + i, output_type: "string" });
+  if (i % 2 === 0) await provider.qris.pay(String(data.history_id));
+  references.push({ source: "qris", history_id: String(data.history_id), amount: data.final_amount });
+}
+
+async function inWorkers(items, work) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+async function direct() {
+  const started = performance.now();
+  await inWorkers(references, (reference) => qris.getQrisPaymentStatus(reference.history_id));
+  return performance.now() - started;
+}
+
+async function reconciled() {
+  let applied = 0;
+  const receiver = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
+  }).on("payment.success", async () => {
+    applied++;
+  });
+  const reconciler = createReconciler({
+    receivers: { qris: receiver },
+    clients: { qris },
+    concurrency: CONCURRENCY,
+    minIntervalPerIdMs: 0,
+  });
+  const started = performance.now();
+  const results = await reconciler.reconcile(references);
+  const elapsed = performance.now() - started;
+  const failed = results.filter((result) => result.outcome === "failed").length;
+  if (failed > 0 || applied !== Math.ceil(PAYMENTS / 2)) {
+    throw new Error(`reconciliation applied ${applied} and failed ${failed} of ${PAYMENTS}`);
+  }
+  return elapsed;
+}
+
+await direct(); // warm-up, not reported
+await reconciled();
+const runs = { direct: [], reconciled: [] };
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const side of round % 2 === 1 ? ["direct", "reconciled"] : ["reconciled", "direct"]) {
+    const ms = side === "direct" ? await direct() : await reconciled();
+    runs[side].push(ms);
+    console.log(`round ${round} ${side}: ${ms.toFixed(0)} ms for ${PAYMENTS} references`);
+  }
+}
+const ratios = runs.reconciled.map((ms, i) => ms / runs.direct[i]);
+const ratio = median(ratios);
+const interval = medianInterval(ratios);
+const result = verdict(interval, GOAL, "at-most");
+const perCall = (ms) => `${((median(ms) * 1000) / PAYMENTS).toFixed(1)} µs`;
+const fragment = `## Reconciliation vs the same status calls made directly
+
+${PAYMENTS.toLocaleString("en")} pending QR payments in the in-process fake provider (\`@kirimbayar/testing\`), half of them paid while every
+webhook delivery failed. "Direct": \`QrisClient.getQrisPaymentStatus\` for each, ${CONCURRENCY} at a time. "Reconciled":
+\`createReconciler({ concurrency: ${CONCURRENCY}, minIntervalPerIdMs: 0 }).reconcile(references)\`, which also turns each paid one into
+its event and runs it through a fresh receiver's handler and memory idempotency store. ${ROUNDS} rounds, the side that goes first
+alternates; the goal figure is the median of the per-round ratios, with a confidence interval from the rounds.
+
+| Side | per reference (median) |
+| --- | ---: |
+| direct status calls | ${perCall(runs.direct)} |
+| reconciliation | ${perCall(runs.reconciled)} |
+
+Reconciliation / direct: **${ratio.toFixed(2)}x**, interval ${formatInterval(interval)} (goal at most ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[result]}**.
+Per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}.
+
+${goalComment({ what: "reconciling 10,000 references vs the same status calls made directly", measured: `${ratio.toFixed(2)}x`, target: `<= ${GOAL.toFixed(2)}x`, result, interval: formatInterval(interval) })}
+`;
+mkdirSync(join(benchDir, "results"), { recursive: true });
+writeFileSync(join(benchDir, "results/reconcile-overhead.md"), fragment);
+console.log(fragment);
