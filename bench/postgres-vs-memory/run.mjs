@@ -7,13 +7,12 @@
 // ratios to memory, with confidence intervals from the rounds. Goals (issue 16): Postgres at least 0.5x memory,
 // transactional at least 0.4x. Starts its own PostgreSQL server (tests/postgres-server) on a free loopback port.
 // Writes bench/results/postgres-vs-memory.md.
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import autocannon from "autocannon";
 import pg from "pg";
+import { measure as measureRoute, stopAll } from "../lib/orders-route-load.mjs";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 
 const GOALS = { postgres: 0.5, "postgres-transactional": 0.4 };
@@ -22,83 +21,10 @@ const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const DURATION_S = quick ? 2 : 3;
 const ROUNDS = quick ? 1 : 8;
 const CONNECTIONS = 50;
-const TOKEN = "bench-webhook-token-0123456789abcdef";
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
-const children = new Set();
-
-/** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
-function startProcess(command, args, ready, timeoutMs = 10_000) {
-  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs} ms`)), timeoutMs);
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-      const match = ready.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, match });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${command} exited with ${code} before it was ready`));
-    });
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
-  });
-}
-
-/** One autocannon run against a fresh server with the given store. */
-async function measure(store, url, round) {
-  const args = [join(here, "server.mjs"), store, url];
-  const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
-  let sequence = 0;
-  try {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${match[1]}`,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-      requests: [
-        {
-          method: "POST",
-          path: `/webhooks/orders?token=${TOKEN}`,
-          headers: { "content-type": "application/json" },
-          setupRequest: (request) => {
-            sequence += 1;
-            // A new event each time: the store claims and completes a fresh key on every request.
-            request.body = JSON.stringify({
-              order_no: `ORD-${store}-${round}-${sequence}`,
-              cnote: `JP${sequence}`,
-              status: "Dikirim",
-            });
-            return request;
-          },
-        },
-      ],
-    });
-    return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
-      total: result.requests.total,
-    };
-  } finally {
-    await stop(child);
-  }
-}
+const measure = (store, url, round) =>
+  measureRoute(store, store === "memory" ? undefined : url, round, { connections: CONNECTIONS, duration: DURATION_S });
 
 let postgres;
 try {
@@ -175,6 +101,6 @@ ${verdicts
   writeFileSync(join(benchDir, "results/postgres-vs-memory.md"), fragment);
   console.log(fragment);
 } finally {
-  await Promise.all([...children].map(stop));
+  await stopAll();
   await postgres?.destroy();
 }

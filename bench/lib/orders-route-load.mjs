@@ -1,0 +1,93 @@
+// The load side of the store benchmarks (redis-vs-memory, postgres-vs-memory): starts lib/orders-route-server.mjs with
+// one store, drives its order-status route with autocannon (a new event per request, so every request claims and
+// completes a fresh key) and stops it.
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { ORDERS_ROUTE_TOKEN } from "./orders-route-token.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const children = new Set();
+
+/** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
+function startProcess(command, args, ready, timeoutMs = 10_000) {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${command} did not start within ${timeoutMs} ms`)), timeoutMs);
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code} before it was ready`));
+    });
+  });
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
+  });
+}
+
+/**
+ * One autocannon run against a fresh server with the given store (`target`: the Redis port or Postgres URL).
+ *
+ * @param {{ connections: number, duration: number }} load
+ */
+export async function measure(store, target, round, load) {
+  const args = [join(here, "orders-route-server.mjs"), store, ...(target === undefined ? [] : [String(target)])];
+  const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
+  let sequence = 0;
+  try {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${match[1]}`,
+      connections: load.connections,
+      duration: load.duration,
+      requests: [
+        {
+          method: "POST",
+          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => {
+            sequence += 1;
+            // A new event each time: the store claims and completes a fresh key on every request.
+            request.body = JSON.stringify({
+              order_no: `ORD-${store}-${round}-${sequence}`,
+              cnote: `JP${sequence}`,
+              status: "Dikirim",
+            });
+            return request;
+          },
+        },
+      ],
+    });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      total: result.requests.total,
+    };
+  } finally {
+    await stop(child);
+  }
+}
+
+/** Stops every server still running (for a benchmark's `finally`). */
+export function stopAll() {
+  return Promise.all([...children].map(stop));
+}
