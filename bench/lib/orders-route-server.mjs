@@ -25,6 +25,7 @@ if (kind === "redis") {
   store = new RedisIdempotencyStore({ client: redis });
 } else if (kind === "postgres" || kind === "postgres-transactional") {
   const pool = new pg.Pool({ connectionString: target, max: 10 });
+  pool.on("error", () => {});
   closers.push(() => pool.end());
   store = new PostgresIdempotencyStore({ pool, table: "bench_idempotency" });
 }

@@ -33,7 +33,9 @@ let pglite: PGlite;
 beforeAll(async () => {
   postgres = await startPostgresServer();
   pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
+  pool.on("error", () => {});
   pgClient = new pg.Client({ connectionString: postgres.url });
+  pgClient.on("error", () => {});
   await pgClient.connect();
   pglite = new PGlite();
   redis = await startRedisServer();

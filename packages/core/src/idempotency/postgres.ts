@@ -125,7 +125,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
   readonly #table: string;
   readonly #schema: string[];
   readonly #prepared: boolean;
-  readonly #sql: Record<"claim" | "complete" | "release" | "claimInTransaction" | "sweep", Statement>;
+  readonly #sql: Record<"claim" | "state" | "complete" | "release" | "claimInTransaction" | "sweep", Statement>;
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
 
@@ -148,20 +148,16 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
     this.#prepared = options.preparedStatements ?? pool !== undefined;
     const ms = (parameter: string) => `(${parameter}::double precision * interval '1 millisecond')`;
     const texts = {
-      // Claimed when the key is new, released, past its retention, or its lease ran out; otherwise the state as
-      // it stands (a row inserted by a concurrent claim after this statement's snapshot reads as in progress).
-      claim: `WITH claimed AS (
-  INSERT INTO ${t} AS t (key, state, owner, attempts, lease_expires_at, expires_at)
-  VALUES ($1, 'processing', $2, 1, now() + ${ms("$3")}, now() + ${ms("$3")})
-  ON CONFLICT (key) DO UPDATE SET state = 'processing', owner = EXCLUDED.owner,
-    attempts = CASE WHEN t.expires_at <= now() AND t.state = 'completed' THEN 1 ELSE t.attempts + 1 END,
-    lease_expires_at = EXCLUDED.lease_expires_at, expires_at = EXCLUDED.expires_at
-  WHERE t.expires_at <= now() OR t.state = 'released' OR (t.state = 'processing' AND t.lease_expires_at <= now())
-  RETURNING attempts
-)
-SELECT 'claimed' AS state, attempts FROM claimed
-UNION ALL
-SELECT state, attempts FROM ${t} WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`,
+      // Claimed when the key is new, released, past its retention, or its lease ran out.
+      claim: `INSERT INTO ${t} AS t (key, state, owner, attempts, lease_expires_at, expires_at)
+VALUES ($1, 'processing', $2, 1, now() + ${ms("$3")}, now() + ${ms("$3")})
+ON CONFLICT (key) DO UPDATE SET state = 'processing', owner = EXCLUDED.owner,
+  attempts = CASE WHEN t.expires_at <= now() AND t.state = 'completed' THEN 1 ELSE t.attempts + 1 END,
+  lease_expires_at = EXCLUDED.lease_expires_at, expires_at = EXCLUDED.expires_at
+WHERE t.expires_at <= now() OR t.state = 'released' OR (t.state = 'processing' AND t.lease_expires_at <= now())
+RETURNING attempts`,
+      // Read only when the claim took nothing (a duplicate): why not.
+      state: `SELECT state FROM ${t} WHERE key = $1`,
       // Recorded when this delivery holds the lease, or nobody does any more (expired, released, gone).
       complete: `INSERT INTO ${t} AS t (key, state, attempts, expires_at) VALUES ($1, 'completed', 1, now() + ${ms("$3")})
 ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
@@ -195,6 +191,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     });
     this.#sql = {
       claim: named("claim"),
+      state: named("state"),
       complete: named("complete"),
       release: named("release"),
       claimInTransaction: named("claimInTransaction"),
@@ -214,11 +211,11 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const { rows } = await this.#query(this.#sql.claim, [key, owner, leaseMs]);
-    const row = rows[0];
-    if (row === undefined) return { state: "in_progress" };
-    if (row.state === "claimed") return { state: "claimed", attempt: Number(row.attempts) };
-    return row.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+    const claimed = (await this.#query(this.#sql.claim, [key, owner, leaseMs])).rows[0];
+    if (claimed !== undefined) return { state: "claimed", attempt: Number(claimed.attempts) };
+    // A duplicate: completed, or held by a live lease (also when the row is gone again by now).
+    const current = (await this.#query(this.#sql.state, [key])).rows[0];
+    return current?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
