@@ -245,3 +245,23 @@ describe("transactional handlers through an ORM (Drizzle on node-postgres)", () 
     expect(await read()).toMatchObject({ status: "paid", paidCount: 1 });
   });
 });
+
+describe("PGlite shared by the app and the store", () => {
+  it("keeps the app's own statements out of a delivery's open transaction (they wait for it)", async () => {
+    const db = new PGlite();
+    await db.query("CREATE TABLE app_log (line text)");
+    const store = new PostgresIdempotencyStore({ client: db, table: "shared_events" });
+    await store.ensureSchema();
+    const transaction = await store.begin();
+    expect(await transaction.claim("k-1", 60_000)).toEqual({ state: "claimed", attempt: 1 });
+    // The app writes on the same database while the delivery's transaction is open...
+    const appWrite = db.query("INSERT INTO app_log VALUES ('order created')");
+    await sleep(20);
+    // ...and the delivery fails: its rollback must not take the app's write with it.
+    await transaction.rollback();
+    await appWrite;
+    expect((await db.query("SELECT line FROM app_log")).rows).toEqual([{ line: "order created" }]);
+    expect(await store.claim("k-1", "o", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+    await db.close();
+  });
+});

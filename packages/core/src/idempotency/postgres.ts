@@ -228,6 +228,8 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
 
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
   async begin(): Promise<IdempotencyTransaction> {
+    const client = this.#client as Partial<CallbackTransactions> | undefined;
+    if (typeof client?.transaction === "function") return this.#beginWithCallback(client as CallbackTransactions);
     const { connection, done } = await this.#connection();
     const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
     try {
@@ -237,6 +239,34 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
       throw unavailable("BEGIN", error);
     }
     return new PostgresTransaction(connection, done, this.#sql.claimInTransaction, query);
+  }
+
+  // PGlite runs a transaction through `transaction(callback)`, which also makes the app's own statements on the same
+  // database wait until it ends; a BEGIN sent through `query` would let them run inside the delivery's transaction.
+  async #beginWithCallback(client: CallbackTransactions): Promise<IdempotencyTransaction> {
+    const release = await this.#takeTurn();
+    let opened!: (tx: PgQueryable & { rollback(): Promise<void> }) => void;
+    const ready = new Promise<PgQueryable & { rollback(): Promise<void> }>((resolve) => {
+      opened = resolve;
+    });
+    let finish!: (commit: boolean) => void;
+    const finished = new Promise<boolean>((resolve) => {
+      finish = resolve;
+    });
+    const running = client.transaction(async (tx) => {
+      opened(tx);
+      if (!(await finished)) await tx.rollback();
+    });
+    try {
+      const tx = await Promise.race([
+        ready,
+        running.then(() => Promise.reject(new Error("transaction ended at once"))),
+      ]);
+      return new CallbackTransaction(tx, finish, running, release, this.#sql.claimInTransaction);
+    } catch (error) {
+      release();
+      throw unavailable("BEGIN", error);
+    }
   }
 
   // A connection for one transaction: lent by the pool, or the single client once its turn comes.
@@ -310,11 +340,7 @@ class PostgresTransaction implements IdempotencyTransaction {
     } catch (error) {
       throw unavailable("claim", error);
     }
-    // Another open transaction holds the event: the duplicate is answered at once (409), the provider retries.
-    if (row?.got !== true) return { state: "in_progress" };
-    return row.attempts === null || row.attempts === undefined
-      ? { state: "completed" }
-      : { state: "claimed", attempt: Number(row.attempts) };
+    return transactionalClaimOf(row);
   }
 
   async commit(): Promise<void> {
@@ -337,6 +363,64 @@ class PostgresTransaction implements IdempotencyTransaction {
       throw unavailable(statement, error);
     }
   }
+}
+
+/** A single connection that runs transactions through a callback (PGlite). */
+interface CallbackTransactions {
+  transaction<T>(callback: (tx: PgQueryable & { rollback(): Promise<void> }) => Promise<T>): Promise<T>;
+}
+
+/** One delivery's transaction inside a PGlite `transaction(callback)`: commit or rollback ends the callback. */
+class CallbackTransaction implements IdempotencyTransaction {
+  #ended = false;
+
+  constructor(
+    readonly handle: PgQueryable,
+    private readonly finish: (commit: boolean) => void,
+    private readonly running: Promise<unknown>,
+    private readonly release: () => void,
+    private readonly claimSql: Statement,
+  ) {}
+
+  async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = (await this.handle.query(this.claimSql.text, [key, retentionMs])).rows[0];
+    } catch (error) {
+      throw unavailable("claim", error);
+    }
+    return transactionalClaimOf(row);
+  }
+
+  commit(): Promise<void> {
+    return this.#end(true);
+  }
+
+  rollback(): Promise<void> {
+    return this.#end(false);
+  }
+
+  async #end(commit: boolean): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.finish(commit);
+    try {
+      await this.running;
+    } catch (error) {
+      throw unavailable(commit ? "COMMIT" : "ROLLBACK", error);
+    } finally {
+      this.release();
+    }
+  }
+}
+
+/** What the transactional claim statement's row says. */
+function transactionalClaimOf(row: Record<string, unknown> | undefined): ClaimResult {
+  // Another open transaction holds the event (its advisory lock): the duplicate is answered at once (409).
+  if (row?.got !== true) return { state: "in_progress" };
+  return row.attempts === null || row.attempts === undefined
+    ? { state: "completed" }
+    : { state: "claimed", attempt: Number(row.attempts) };
 }
 
 function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
