@@ -151,6 +151,9 @@ const env = {
   SHOP_ORIGIN_ID: "1520101", // Gambir, Jakarta Pusat
   // Ask the provider about payments still pending twice a second (a real shop: every minute or so).
   SHOP_RECONCILE_EVERY_MS: "500",
+  // Express and Hono: orders and webhook records in one PostgreSQL database (in-process PGlite), each payment webhook
+  // applied in the same transaction as its record. The NestJS example keeps them in memory.
+  ...(framework === "nestjs" ? {} : { SHOP_DATABASE: "postgres" }),
 };
 // The shop reads the fake's clock too, so its event log and the provider's expiries tell one timeline.
 const shop = await startShop(loadShopConfig(env), {
@@ -168,6 +171,9 @@ try {
   );
   say(`fake provider  ${fakeServer.url}  (payment gateway, QRIS, shipping, order service; manual clock)`);
   say(`${framework} shop${" ".repeat(Math.max(1, 10 - framework.length))}${shopUrl}`);
+  if (framework !== "nestjs") {
+    say(dim("orders and webhook records in PostgreSQL (in-process PGlite); payment webhooks commit with their record"));
+  }
   say(
     dim(
       `order webhook registered at start: ${decodeURIComponent(provider.orders.webhookUrl ?? "").replace(WEBHOOK_SECRET, "[secret]")}`,

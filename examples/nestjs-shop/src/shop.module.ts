@@ -5,6 +5,7 @@ import {
   pendingPaymentReferences,
   Shop,
   type ShopConfig,
+  ShopConfigError,
   type ShopIdempotency,
   ShopWebhookHandlers,
   shopVerifiers,
@@ -44,6 +45,15 @@ class IdempotencyLifecycle implements OnApplicationShutdown {
 @Module({})
 class ShopInfrastructureModule {
   static forRoot(config: ShopConfig): DynamicModule {
+    if (config.database !== "memory") {
+      // Not silently ignored: the PostgreSQL variant (transactional handlers) is the Express and Hono shops'.
+      throw new ShopConfigError([
+        {
+          variable: "SHOP_DATABASE",
+          message: "the NestJS example keeps orders in memory; use the Hono or Express shop",
+        },
+      ]);
+    }
     return {
       module: ShopInfrastructureModule,
       providers: [

@@ -50,6 +50,16 @@ export const shopEnvSchema = z.object({
    * (the provider retries for about 21 minutes only); `0` turns it off.
    */
   SHOP_RECONCILE_EVERY_MS: integerFrom("SHOP_RECONCILE_EVERY_MS").min(0).default(60_000),
+  /**
+   * Where orders live: `memory` (the default) or `postgres`, where the orders and the webhooks' idempotency records
+   * share one database and each payment webhook updates its order in the same transaction as its record. PostgreSQL
+   * is the server of `DATABASE_URL`, or without it an in-process PGlite database.
+   */
+  SHOP_DATABASE: z.enum(["memory", "postgres"], { error: "SHOP_DATABASE must be memory or postgres" }).optional(),
+  /** A PostgreSQL server for SHOP_DATABASE=postgres (implies it). */
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: "DATABASE_URL must be a postgres:// or postgresql:// URL" })
+    .optional(),
   /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
 });
@@ -66,6 +76,9 @@ export interface ShopConfig {
   orders: { apiKey: string; baseUrl: string } | undefined;
   webhookSecret: string;
   redisUrl: string | undefined;
+  /** `"postgres"`: orders and idempotency records in PostgreSQL (`databaseUrl`, or PGlite without it). */
+  database: "memory" | "postgres";
+  databaseUrl: string | undefined;
   /** Interval of the payment reconciliation in ms; `0` when it is off. */
   reconcileEveryMs: number;
 }
@@ -148,6 +161,8 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
         : undefined,
     webhookSecret: e.KIRIMBAYAR_WEBHOOK_SECRET,
     redisUrl: e.REDIS_URL,
+    database: e.SHOP_DATABASE ?? (e.DATABASE_URL === undefined ? "memory" : "postgres"),
+    databaseUrl: e.DATABASE_URL,
     reconcileEveryMs: e.SHOP_RECONCILE_EVERY_MS,
   };
 }

@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 export interface ShopIdempotency {
   store: IdempotencyStore;
   /** Which store it is, for the startup log. */
-  kind: "redis" | "memory";
+  kind: "redis" | "memory" | "postgres" | "pglite";
   close(): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 // The example shop's framework-neutral logic, shared by the Express, Hono and NestJS example shops.
 export { loadShopConfig, type ShopConfig, ShopConfigError, shopEnvSchema } from "./config.js";
+export { openShopDatabase, type ShopDatabase } from "./database.js";
 export { ShopError, type ShopErrorCode, shopErrorStatus, toShopError } from "./errors.js";
 export { logEvent, rupiah } from "./event-log.js";
 export { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
@@ -15,6 +16,7 @@ export type {
   VaPayment,
 } from "./order.js";
 export { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
+export { PostgresOrderRepository, type RunInTransaction, SHOP_ORDERS_SCHEMA } from "./postgres-order-repository.js";
 export { checkedQrisString, qrImageDataUrl, qrTerminalText } from "./qr.js";
 export {
   createShopReceivers,

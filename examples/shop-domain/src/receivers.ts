@@ -3,8 +3,10 @@ import {
   createWebhookReceiver,
   type IdempotencyStore,
   tokenVerifier,
+  type WebhookContext,
   type WebhookReceiver,
 } from "@kirimbayar/core/webhooks";
+import type { OrderRepository } from "./order-repository.js";
 import type { ShopWebhookHandlers } from "./webhook-handlers.js";
 
 /** The secrets the shop's webhook routes are verified with. */
@@ -49,17 +51,22 @@ export function createShopReceivers(
   secrets: ShopWebhookSecrets,
   handlers: ShopWebhookHandlers,
   store: IdempotencyStore,
+  transactional?: { ordersWithin(transaction: unknown): OrderRepository },
 ): ShopReceivers {
   const verify = shopVerifiers(secrets);
-  const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency: { store } });
-  qris.on("payment.success", (event, ctx) => handlers.qrisPaid(event, ctx.origin));
-  qris.on("payment.expired", (event, ctx) => handlers.qrisExpired(event, ctx.origin));
+  const idempotency = { store, transactional: transactional !== undefined };
+  // With transactional handlers, each webhook updates its order on the connection holding its transaction.
+  const using = (ctx: WebhookContext) =>
+    transactional === undefined ? handlers : handlers.within(transactional.ordersWithin(ctx.transaction));
+  const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency });
+  qris.on("payment.success", (event, ctx) => using(ctx).qrisPaid(event, ctx.origin));
+  qris.on("payment.expired", (event, ctx) => using(ctx).qrisExpired(event, ctx.origin));
 
-  const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency: { store } });
-  payment.on("payment.callback", (callback, ctx) => handlers.paymentCallback(callback, ctx.origin));
+  const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency });
+  payment.on("payment.callback", (callback, ctx) => using(ctx).paymentCallback(callback, ctx.origin));
 
-  const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency: { store } });
-  orders.on("order.status", (change) => handlers.orderStatus(change));
+  const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency });
+  orders.on("order.status", (change, ctx) => using(ctx).orderStatus(change));
   return { qris, payment, orders };
 }
 

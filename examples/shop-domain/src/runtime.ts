@@ -7,9 +7,10 @@ import {
   type RunningReconciler,
   ShippingClient,
 } from "@kirimbayar/core";
-import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { IdempotencyStore, PgQueryable } from "@kirimbayar/core/webhooks";
 import type { ShopConfig } from "./config.js";
-import { createIdempotencyStore } from "./idempotency.js";
+import { openShopDatabase } from "./database.js";
+import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
 import { pendingPaymentReferences } from "./reconciliation.js";
@@ -34,8 +35,11 @@ export interface ShopRuntime {
   orders: OrderRepository;
   clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
   store: IdempotencyStore;
-  /** `"redis"` when `REDIS_URL` is set, `"memory"` otherwise. */
-  storeKind: "redis" | "memory";
+  /**
+   * `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database, transactional
+   * handlers), else `"redis"` when `REDIS_URL` is set, `"memory"` otherwise.
+   */
+  storeKind: "redis" | "memory" | "postgres" | "pglite";
   /** Registers the order webhook URL with the order service, when it is configured. */
   registerOrderWebhook(): Promise<string | undefined>;
   /** Asks the provider about every payment still pending, through the shop's receivers (see `createReconciler`). */
@@ -69,7 +73,9 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         ? undefined
         : new OrderWebhookClient({ apiKey: config.orders.apiKey, baseUrl: config.orders.baseUrl, ...fetchOption }),
   };
-  const orders = new InMemoryOrderRepository();
+  // Orders and webhook records in one PostgreSQL database (transactional handlers), or orders in memory.
+  const database = config.database === "postgres" ? await openShopDatabase(config.databaseUrl) : undefined;
+  const orders: OrderRepository = database?.orders ?? new InMemoryOrderRepository();
   const now = options.now ?? (() => new Date());
   const shop = new Shop({
     clients,
@@ -82,11 +88,17 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     now,
   });
   const handlers = new ShopWebhookHandlers(orders, now);
-  const idempotency = await createIdempotencyStore(config.redisUrl);
+  const idempotency: ShopIdempotency =
+    database === undefined
+      ? await createIdempotencyStore(config.redisUrl)
+      : { store: database.store, kind: database.kind, close: () => database.close() };
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
     idempotency.store,
+    database === undefined
+      ? undefined
+      : { ordersWithin: (transaction) => database.orders.within(transaction as PgQueryable) },
   );
 
   const reconciler = createReconciler({

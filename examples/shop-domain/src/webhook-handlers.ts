@@ -39,11 +39,20 @@ const DELIVERY_RANK: Partial<Record<OrderStatus, number>> = { paid: 1, shipped: 
 export class ShopWebhookHandlers {
   readonly #orders: OrderRepository;
   readonly #now: () => Date;
-  readonly #unmatched: UnmatchedWebhook[] = [];
+  readonly #unmatched: UnmatchedWebhook[];
 
-  constructor(orders: OrderRepository, now: () => Date = () => new Date()) {
+  constructor(orders: OrderRepository, now: () => Date = () => new Date(), unmatched: UnmatchedWebhook[] = []) {
     this.#orders = orders;
     this.#now = now;
+    this.#unmatched = unmatched;
+  }
+
+  /**
+   * The same handlers writing through `orders` instead, e.g. the repository on a transactional webhook's
+   * connection, so the order update commits with the webhook's idempotency record.
+   */
+  within(orders: OrderRepository): ShopWebhookHandlers {
+    return new ShopWebhookHandlers(orders, this.#now, this.#unmatched);
   }
 
   /** The latest 1,000 webhooks that named no known order, oldest first. */

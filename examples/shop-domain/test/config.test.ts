@@ -113,3 +113,21 @@ describe("loadShopConfig", () => {
     expect(config.shipping.couriers).toEqual(["jne", "jnt"]);
   });
 });
+
+describe("loadShopConfig: where orders live", () => {
+  it("keeps orders in memory by default, in PostgreSQL with SHOP_DATABASE=postgres or a DATABASE_URL", () => {
+    expect(loadShopConfig(validEnv)).toMatchObject({ database: "memory", databaseUrl: undefined });
+    expect(loadShopConfig({ ...validEnv, SHOP_DATABASE: "postgres" })).toMatchObject({ database: "postgres" });
+    const url = "postgres://shop:s3cret@127.0.0.1:5432/shop";
+    expect(loadShopConfig({ ...validEnv, DATABASE_URL: url })).toMatchObject({
+      database: "postgres",
+      databaseUrl: url,
+    });
+  });
+
+  it("refuses an unknown SHOP_DATABASE and a DATABASE_URL that is not PostgreSQL, naming the variable only", () => {
+    const problems = problemsOf({ ...validEnv, SHOP_DATABASE: "mysql", DATABASE_URL: "mysql://u:s3cret@db/shop" });
+    expect(problems.map((problem) => problem.variable).sort()).toEqual(["DATABASE_URL", "SHOP_DATABASE"]);
+    expect(JSON.stringify(problems)).not.toContain("s3cret");
+  });
+});

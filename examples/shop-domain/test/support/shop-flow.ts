@@ -80,8 +80,14 @@ const cart = {
  * @example
  * describeShopFlow("express", async (config) => { const shop = await startShop(config); return { ...shop, unmatched: () => shop.runtime.handlers.unmatched } });
  */
-export function describeShopFlow(framework: string, start: StartShop): void {
-  describe(`${framework} shop against the fake provider`, () => {
+export function describeShopFlow(framework: string, start: StartShop, extraEnv: Record<string, string> = {}): void {
+  const variant =
+    Object.keys(extraEnv).length === 0
+      ? ""
+      : ` (${Object.entries(extraEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(", ")})`;
+  describe(`${framework} shop against the fake provider${variant}`, () => {
     let provider: FakeProvider;
     let server: RunningServer;
     let shop: StartedShop;
@@ -89,7 +95,7 @@ export function describeShopFlow(framework: string, start: StartShop): void {
     beforeEach(async () => {
       provider = createFakeProvider();
       server = await provider.listen();
-      shop = await start(loadShopConfig(fakeProviderEnv(provider, server.url)));
+      shop = await start(loadShopConfig({ ...fakeProviderEnv(provider, server.url), ...extraEnv }));
       provider.qris.setWebhookUrl(webhookUrls(shop.url, WEBHOOK_SECRET).qris);
     });
 
