@@ -80,14 +80,13 @@ const cart = {
  * @example
  * describeShopFlow("express", async (config) => { const shop = await startShop(config); return { ...shop, unmatched: () => shop.runtime.handlers.unmatched } });
  */
-export function describeShopFlow(framework: string, start: StartShop, extraEnv: Record<string, string> = {}): void {
-  const variant =
-    Object.keys(extraEnv).length === 0
-      ? ""
-      : ` (${Object.entries(extraEnv)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(", ")})`;
-  describe(`${framework} shop against the fake provider${variant}`, () => {
+export function describeShopFlow(
+  framework: string,
+  start: StartShop,
+  variant: { name: string; env: () => Promise<Record<string, string>> } | undefined = undefined,
+): void {
+  const title = variant === undefined ? "" : ` (${variant.name})`;
+  describe(`${framework} shop against the fake provider${title}`, () => {
     let provider: FakeProvider;
     let server: RunningServer;
     let shop: StartedShop;
@@ -95,6 +94,7 @@ export function describeShopFlow(framework: string, start: StartShop, extraEnv: 
     beforeEach(async () => {
       provider = createFakeProvider();
       server = await provider.listen();
+      const extraEnv = variant === undefined ? {} : await variant.env();
       shop = await start(loadShopConfig({ ...fakeProviderEnv(provider, server.url), ...extraEnv }));
       provider.qris.setWebhookUrl(webhookUrls(shop.url, WEBHOOK_SECRET).qris);
     });
