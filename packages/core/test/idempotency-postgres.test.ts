@@ -265,3 +265,96 @@ describe("PGlite shared by the app and the store", () => {
     await db.close();
   });
 });
+
+describe("batched claims and completions on a real PostgreSQL server", () => {
+  /** The shared pool, counting the batched statements sent through it. */
+  function countingPool() {
+    const counts = { claim: 0, complete: 0 };
+    const counting = {
+      query(config: unknown, values?: unknown[]) {
+        const name = typeof config === "string" ? "" : ((config as { name?: string }).name ?? "");
+        if (name.startsWith("kirimbayar_claim_")) counts.claim += 1;
+        if (name.startsWith("kirimbayar_complete_")) counts.complete += 1;
+        return (pool.query as (config: unknown, values?: unknown[]) => Promise<pg.QueryResult>)(config, values);
+      },
+      connect: () => pool.connect(),
+    };
+    return { counting, counts };
+  }
+
+  async function freshStore(options: { batching?: false; pool?: unknown } = {}) {
+    const table = `batched_${tables++}`;
+    const store = new PostgresIdempotencyStore({
+      pool: (options.pool ?? pool) as pg.Pool,
+      table,
+      ...(options.batching === false ? { batching: false as const } : {}),
+    });
+    await store.ensureSchema();
+    return store;
+  }
+
+  it("serves 200 concurrent deliveries with far fewer statements, each claimed and completed once", async () => {
+    const { counting, counts } = countingPool();
+    const store = await freshStore({ pool: counting });
+    const keys = Array.from({ length: 200 }, (_, i) => `k-${i}`);
+    const claims = await Promise.all(keys.map((key) => store.claim(key, `owner-${key}`, 60_000)));
+    expect(claims.every((claim) => claim.state === "claimed" && claim.attempt === 1)).toBe(true);
+    const done = await Promise.all(keys.map((key) => store.complete(key, `owner-${key}`, 60_000)));
+    expect(done.every(Boolean)).toBe(true);
+    expect(counts.claim).toBeGreaterThan(0);
+    expect(counts.claim).toBeLessThanOrEqual(20);
+    expect(counts.complete).toBeLessThanOrEqual(20);
+    const again = await Promise.all(keys.map((key) => store.claim(key, "late", 60_000)));
+    expect(again.every((claim) => claim.state === "completed")).toBe(true);
+  });
+
+  it("with batching: false sends one statement per call", async () => {
+    const { counting, counts } = countingPool();
+    const store = await freshStore({ pool: counting, batching: false });
+    await Promise.all(["a", "b", "c", "d"].map((key) => store.claim(key, "o", 60_000)));
+    await Promise.all(["a", "b", "c", "d"].map((key) => store.complete(key, "o", 60_000)));
+    expect(counts).toEqual({ claim: 4, complete: 4 });
+  });
+
+  it("gives one key claimed 20 times at once to exactly one delivery", async () => {
+    const store = await freshStore();
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => store.claim("same", `o-${i}`, 60_000)));
+    expect(claims.filter((claim) => claim.state === "claimed")).toHaveLength(1);
+    expect(claims.filter((claim) => claim.state === "in_progress")).toHaveLength(19);
+    const winner = claims.findIndex((claim) => claim.state === "claimed");
+    // Only the holder of the lease completes it; the others' completions are refused.
+    const completions = await Promise.all(claims.map((_, i) => store.complete("same", `o-${i}`, 60_000)));
+    expect(completions[winner]).toBe(true);
+    expect(completions.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("lets two instances race for the same 300 keys in opposite orders without a deadlock or a double claim", async () => {
+    const first = await freshStore();
+    const table = `batched_${tables - 1}`;
+    const secondPool = new pg.Pool({ connectionString: server.url, max: 8 });
+    try {
+      const second = new PostgresIdempotencyStore({ pool: secondPool, table });
+      const keys = Array.from({ length: 300 }, (_, i) => `race-${i}`);
+      const [a, b] = await Promise.all([
+        Promise.all(keys.map((key) => first.claim(key, "first", 60_000))),
+        Promise.all([...keys].reverse().map((key) => second.claim(key, "second", 60_000))),
+      ]);
+      const bByKey = new Map([...keys].reverse().map((key, i) => [key, b[i]]));
+      for (const [i, key] of keys.entries()) {
+        const claimedBy = [a[i]?.state, bByKey.get(key)?.state].filter((state) => state === "claimed");
+        expect(claimedBy, key).toHaveLength(1);
+      }
+    } finally {
+      await secondPool.end();
+    }
+  });
+
+  it("fails every call of a batch with IdempotencyStoreUnavailableError when the database refuses it", async () => {
+    const store = new PostgresIdempotencyStore({ pool, table: `missing_${tables++}` }); // no ensureSchema: no table
+    const results = await Promise.allSettled(["a", "b", "c"].map((key) => store.claim(key, "o", 60_000)));
+    for (const result of results) {
+      expect(result.status).toBe("rejected");
+      expect((result as PromiseRejectedResult).reason.name).toBe("IdempotencyStoreUnavailableError");
+    }
+  });
+});

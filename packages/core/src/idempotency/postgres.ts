@@ -1,3 +1,4 @@
+import { type BatchingOptions, KeyedBatcher } from "./keyed-batcher.js";
 import {
   type ClaimResult,
   type IdempotencyStore,
@@ -38,6 +39,13 @@ export interface PostgresIdempotencyStoreOptions {
    * `true` with a `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite).
    */
   preparedStatements?: boolean;
+  /**
+   * Gather concurrent claims (and completions) into one statement each: a call goes out at once while fewer than
+   * `maxInFlight` (default 2) of its kind are running, else with the next batch (at most `maxSize`, default 200).
+   * Under load this serves many deliveries per round trip; a lone delivery waits for nothing. `false`: one
+   * statement per call.
+   */
+  batching?: BatchingOptions | false;
 }
 
 /** Default table of {@link PostgresIdempotencyStore}. */
@@ -84,6 +92,13 @@ interface Statement {
   readonly name?: string;
 }
 
+/** One call of a batched statement: the key, the delivery that owns it, and a lease or retention in ms. */
+interface KeyedCall {
+  readonly key: string;
+  readonly owner: string;
+  readonly ms: number;
+}
+
 type QueryResult = { rows: Record<string, unknown>[]; rowCount?: number | null; affectedRows?: number };
 
 /** Runs a statement on a connection: as a named prepared statement on `pg`, as text elsewhere (PGlite). */
@@ -126,6 +141,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
   readonly #schema: string[];
   readonly #prepared: boolean;
   readonly #sql: Record<"claim" | "state" | "complete" | "release" | "claimInTransaction" | "sweep", Statement>;
+  readonly #claims: KeyedBatcher<KeyedCall, Record<string, unknown>>;
+  readonly #completions: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
 
@@ -148,23 +165,29 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
     this.#prepared = options.preparedStatements ?? pool !== undefined;
     const ms = (parameter: string) => `(${parameter}::double precision * interval '1 millisecond')`;
     const texts = {
-      // Claimed when the key is new, released, past its retention, or its lease ran out.
+      // Claimed when the key is new, released, past its retention, or its lease ran out. Takes a batch of
+      // {key, owner, ms} as JSON (every driver passes a string); rows are locked in key order, so two batches
+      // never wait on each other in a cycle.
       claim: `INSERT INTO ${t} AS t (key, state, owner, attempts, lease_expires_at, expires_at)
-VALUES ($1, 'processing', $2, 1, now() + ${ms("$3")}, now() + ${ms("$3")})
+SELECT i.key, 'processing', i.owner, 1, now() + ${ms("i.ms")}, now() + ${ms("i.ms")}
+FROM json_to_recordset($1::json) AS i(key text, owner text, ms double precision) ORDER BY i.key
 ON CONFLICT (key) DO UPDATE SET state = 'processing', owner = EXCLUDED.owner,
   attempts = CASE WHEN t.expires_at <= now() AND t.state = 'completed' THEN 1 ELSE t.attempts + 1 END,
   lease_expires_at = EXCLUDED.lease_expires_at, expires_at = EXCLUDED.expires_at
 WHERE t.expires_at <= now() OR t.state = 'released' OR (t.state = 'processing' AND t.lease_expires_at <= now())
-RETURNING attempts`,
+RETURNING t.key, t.attempts`,
       // Read only when the claim took nothing (a duplicate): why not.
       state: `SELECT state FROM ${t} WHERE key = $1`,
-      // Recorded when this delivery holds the lease, or nobody does any more (expired, released, gone).
-      complete: `INSERT INTO ${t} AS t (key, state, attempts, expires_at) VALUES ($1, 'completed', 1, now() + ${ms("$3")})
+      // Recorded when this delivery holds the lease, or nobody does any more (expired, released, gone). A batch
+      // like the claim's. (A record inserted here keeps the owner: an owner means nothing once completed.)
+      complete: `INSERT INTO ${t} AS t (key, state, owner, attempts, expires_at)
+SELECT i.key, 'completed', i.owner, 1, now() + ${ms("i.ms")}
+FROM json_to_recordset($1::json) AS i(key text, owner text, ms double precision) ORDER BY i.key
 ON CONFLICT (key) DO UPDATE SET state = 'completed', owner = NULL, lease_expires_at = NULL,
   expires_at = EXCLUDED.expires_at
-WHERE t.owner = $2 OR t.expires_at <= now() OR t.state = 'released'
+WHERE t.owner = EXCLUDED.owner OR t.expires_at <= now() OR t.state = 'released'
   OR (t.state = 'processing' AND t.lease_expires_at <= now())
-RETURNING 1 AS done`,
+RETURNING t.key`,
       release: `UPDATE ${t} SET state = 'released', owner = NULL, lease_expires_at = NULL,
   expires_at = now() + ${ms("$3")}
 WHERE key = $1 AND owner = $2 AND state = 'processing'
@@ -197,6 +220,10 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
       claimInTransaction: named("claimInTransaction"),
       sweep: named("sweep"),
     };
+    const batching =
+      options.batching === false ? { maxSize: 1, maxInFlight: Number.MAX_SAFE_INTEGER } : options.batching;
+    this.#claims = new KeyedBatcher((calls) => this.#runBatch(this.#sql.claim, calls), batching);
+    this.#completions = new KeyedBatcher((calls) => this.#runBatch(this.#sql.complete, calls), batching);
   }
 
   /** Creates the table and its index if they do not exist (the shipped migration does the same). */
@@ -211,7 +238,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const claimed = (await this.#query(this.#sql.claim, [key, owner, leaseMs])).rows[0];
+    const claimed = await this.#claims.submit({ key, owner, ms: leaseMs });
     if (claimed !== undefined) return { state: "claimed", attempt: Number(claimed.attempts) };
     // A duplicate: completed, or held by a live lease (also when the row is gone again by now).
     const current = (await this.#query(this.#sql.state, [key])).rows[0];
@@ -219,7 +246,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return (await this.#query(this.#sql.complete, [key, owner, retentionMs])).rows.length === 1;
+    return (await this.#completions.submit({ key, owner, ms: retentionMs })) !== undefined;
   }
 
   async release(key: string, owner: string, retentionMs: number): Promise<boolean> {
@@ -296,6 +323,14 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     }
     const release = await this.#takeTurn();
     return { connection: this.#client as PgQueryable, done: () => release() };
+  }
+
+  // One batched statement; its rows by key.
+  async #runBatch(statement: Statement, calls: KeyedCall[]): Promise<Map<string, Record<string, unknown>>> {
+    const { rows } = await this.#query(statement, [JSON.stringify(calls)]);
+    const byKey = new Map<string, Record<string, unknown>>();
+    for (const row of rows) byKey.set(String(row.key), row);
+    return byKey;
   }
 
   async #query(statement: Statement, values: unknown[]): Promise<QueryResult> {
