@@ -18,6 +18,7 @@ export class PollLimits {
     const now = this.#now();
     if (now < this.#pausedUntil)
       return `the provider asked to wait (429) until ${new Date(this.#pausedUntil).toISOString()}`;
+    if (this.#minIntervalMs <= 0) return undefined; // no per-id limit: nothing to remember
     const last = this.#lastAskedAt.get(id);
     if (last !== undefined && now - last < this.#minIntervalMs) {
       return `asked less than ${this.#minIntervalMs} ms ago (the provider's polling limit)`;

@@ -590,8 +590,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
     }
     if (registry.select(definition.eventName(event), statusOf(event)).length === 0)
       return { outcome: "not_handled", ...withKey };
-    const message = JSON.parse(response.body).message as string;
-    return { outcome: message === DUPLICATE_MESSAGE ? "already_applied" : "applied", ...withKey };
+    // The body is one of two fixed answers; no need to parse it.
+    return { outcome: response.body.includes(DUPLICATE_MESSAGE) ? "already_applied" : "applied", ...withKey };
   }
 
   function statusOf(event: unknown): string | undefined {
