@@ -35,14 +35,20 @@ export interface WebhookContext {
    * the record that the event was processed. `undefined` otherwise.
    */
   readonly transaction?: unknown;
-  /** Where the event came from: a webhook delivery, or the reconciler finding it on the provider's status endpoint. */
-  readonly origin: "webhook" | "reconciliation";
+  /**
+   * Where the event came from: a webhook delivery, the reconciler finding it on the provider's status endpoint, or
+   * an inbox worker running a delivery that an inbox-mode receiver queued.
+   */
+  readonly origin: EventOrigin;
 }
+
+/** Where an event handed to the handlers came from (`ctx.origin`). */
+export type EventOrigin = "webhook" | "reconciliation" | "inbox";
 
 /** What the receiver knows about a delivery once its body is read. */
 export interface ReceivedDelivery {
-  /** `"reconciliation"` for events the reconciler found; webhook deliveries leave it out. */
-  readonly origin?: "webhook" | "reconciliation";
+  /** `"reconciliation"` or `"inbox"` for events applied outside a webhook request; webhook deliveries leave it out. */
+  readonly origin?: EventOrigin;
   readonly now: number;
   readonly headers: WebhookHeadersInput;
   readonly body: RequestBody;
@@ -57,7 +63,7 @@ export class DeliveryContext implements WebhookContext {
   readonly attempt: number | undefined;
   readonly remoteAddress: string | undefined;
   readonly transaction: unknown;
-  readonly origin: "webhook" | "reconciliation";
+  readonly origin: EventOrigin;
   readonly #receivedAtMs: number;
   readonly #headersInput: WebhookHeadersInput;
   readonly #body: RequestBody;

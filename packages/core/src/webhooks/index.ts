@@ -1,6 +1,12 @@
-export type { WebhookContext } from "./context.js";
+export type { EventOrigin, WebhookContext } from "./context.js";
 export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
+export {
+  type InboxEnqueueResult,
+  type InboxMessage,
+  InboxUnavailableError,
+  type WebhookInbox,
+} from "./inbox.js";
 export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
 export {
   type AnyWebhookReceiver,

@@ -7,8 +7,10 @@ import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./c
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
+import type { InboxEnqueueResult, InboxMessage, WebhookInbox } from "./inbox.js";
 import { claimKey } from "./pipeline/claim.js";
 import { completeClaim } from "./pipeline/complete.js";
+import { enqueueEvent } from "./pipeline/enqueue.js";
 import { type IdempotencySettings, monotonicNow } from "./pipeline/idempotency-settings.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { runHandlers } from "./pipeline/run.js";
@@ -105,10 +107,18 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
   /** Epoch milliseconds; default `Date.now`. */
   clock?: () => number;
   logger?: WebhookLogger;
+  /**
+   * Inbox mode: a verified, parsed event is written to this queue under its idempotency key and answered 200 as
+   * soon as it is written (503 when the queue cannot take it), instead of running the handlers in the request.
+   * Workers run it later through {@link SourceWebhookReceiver.processInboxMessage} (with the same handlers and
+   * idempotency store), retrying for as long as needed. Verification, parsing and the size and type checks are
+   * unchanged. `@kirimbayar/inbox` has queues on pg-boss and BullMQ.
+   */
+  inbox?: WebhookInbox;
 }
 
 /** Where in the pipeline an error passed to `onError` happened. */
-export type WebhookErrorStage = "request" | "idempotency" | "handler";
+export type WebhookErrorStage = "request" | "idempotency" | "inbox" | "handler";
 
 /** Second argument of an `onError` handler. */
 export interface WebhookErrorContext {
@@ -163,6 +173,12 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
    * `ctx.origin === "reconciliation"`. Skips only what belongs to HTTP (transport checks, verifiers). Never throws.
    */
   applyEvent(payload: unknown): Promise<AppliedEvent>;
+  /**
+   * Runs one event that an inbox-mode receiver queued: parses `message.body` with this source's schema and runs it
+   * through the handlers and idempotency store under `message.key` (so a redelivery, a reconciliation or another
+   * worker never applies it twice). Handlers see `ctx.origin === "inbox"`. Never throws. Inbox workers call it.
+   */
+  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
 }
 
 /** What {@link SourceWebhookReceiver.applyEvent} did with an event. */
@@ -198,6 +214,7 @@ export interface AnyWebhookReceiver {
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
   applyEvent(payload: unknown): Promise<AppliedEvent>;
+  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
 }
 
 /**
@@ -224,6 +241,8 @@ const processed = fixedWebhookResponse(200, "Webhook processed");
 const DUPLICATE_MESSAGE = "Duplicate of an event already processed";
 const duplicateOfCompleted = fixedWebhookResponse(200, DUPLICATE_MESSAGE);
 const duplicateInProgress = fixedWebhookResponse(409, "Duplicate of an event still being processed; retry later");
+const queued = fixedWebhookResponse(200, "Webhook queued");
+const duplicateOfQueued = fixedWebhookResponse(200, "Duplicate of an event already queued");
 
 /**
  * Creates the webhook receiver of one source: verification, tolerant parsing, exactly-once dispatch.
@@ -298,6 +317,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
       "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
         "(a TransactionalIdempotencyStore); this store has no begin()",
     );
+  }
+  const inbox = options.inbox;
+  if (inbox !== undefined && typeof (inbox as Partial<WebhookInbox>)?.enqueue !== "function") {
+    throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
   }
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
   const registry = new HandlerRegistry();
@@ -388,6 +411,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
   // Exactly-once: claim the key, run the handlers, then complete it; on a handler error release it so the
   // provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
   function dispatch(event: unknown, delivery: ReceivedDelivery): Outcome {
+    // Inbox mode: the handlers run in the workers (perhaps other processes), so none need be registered here.
+    if (inbox !== undefined && delivery.origin === undefined) return queue(inbox, event, delivery);
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
@@ -402,6 +427,30 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const key = keyOf(event, delivery);
     if (key instanceof Promise) return key.then((hashed) => claim(hashed, handlers, event, delivery));
     return claim(key, handlers, event, delivery);
+  }
+
+  function queue(inbox: WebhookInbox, event: unknown, delivery: ReceivedDelivery): Outcome {
+    const key = keyOf(event, delivery);
+    if (key instanceof Promise) return key.then((hashed) => enqueueKeyed(inbox, hashed, event, delivery));
+    return enqueueKeyed(inbox, key, event, delivery);
+  }
+
+  function enqueueKeyed(inbox: WebhookInbox, key: string, event: unknown, delivery: ReceivedDelivery): Outcome {
+    // The body parsed, so it is valid UTF-8 text.
+    const message: InboxMessage = { key, source, body: delivery.body.text() as string, receivedAt: delivery.now };
+    const written = enqueueEvent(inbox, message, settings.operationTimeoutMs);
+    if (written instanceof Promise) return written.then(queuedAnswer, (error) => inboxUnavailable(error, event));
+    return queuedAnswer(written);
+  }
+
+  function queuedAnswer(result: InboxEnqueueResult): WebhookHttpResponse {
+    return result === "queued" ? queued() : duplicateOfQueued();
+  }
+
+  async function inboxUnavailable(error: unknown, event: unknown): Promise<WebhookHttpResponse> {
+    logger.error?.("Inbox unavailable while queueing a webhook", { source, error });
+    await reportError(error, { source, stage: "inbox", status: 503, event });
+    return webhookResponse(503, "Inbox unavailable; retry later");
   }
 
   // The event's key; asynchronous only when it has to be hashed (no id in the event, or an over-long key).
@@ -550,7 +599,29 @@ export function createWebhookReceiver<S extends WebhookSource>(
     } catch (error) {
       return { outcome: "invalid", error };
     }
-    const body = new RequestBody(text ?? "");
+    return applyBody(new RequestBody(text ?? ""), "reconciliation", clock(), undefined);
+  }
+
+  async function processInboxMessage(message: InboxMessage): Promise<AppliedEvent> {
+    if (typeof message?.body !== "string" || typeof message.key !== "string" || message.source !== source) {
+      const error = new WebhookProcessingError(`Not an inbox message of the ${source} source`, {
+        code: "webhook_invalid_event",
+        status: 400,
+      });
+      return { outcome: "invalid", error };
+    }
+    const receivedAt = Number.isFinite(message.receivedAt) ? message.receivedAt : clock();
+    return applyBody(new RequestBody(message.body), "inbox", receivedAt, message.key);
+  }
+
+  // Parse → claim → run → complete for an event that did not come through handle(): no transport checks and no
+  // verifiers (the webhook's were passed before it was queued, or it came from the provider's status endpoint).
+  async function applyBody(
+    body: RequestBody,
+    origin: "reconciliation" | "inbox",
+    now: number,
+    knownKey: string | undefined,
+  ): Promise<AppliedEvent> {
     const parsed = parseEvent(body, source, definition, false);
     if (!parsed.ok) {
       const error = new WebhookProcessingError(JSON.parse(parsed.response.body).message, {
@@ -562,13 +633,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const event = parsed.event as object;
     const slot: { error?: unknown } = {};
     applyFailures.set(event, slot);
-    const delivery: ReceivedDelivery = {
-      origin: "reconciliation",
-      now: clock(),
-      headers: {},
-      body,
-      remoteAddress: undefined,
-    };
+    const delivery: ReceivedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined };
     let response: WebhookHttpResponse;
     try {
       const outcome = dispatch(event, delivery);
@@ -576,7 +641,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     } catch (error) {
       return { outcome: "failed", error };
     }
-    const keyed = customKey?.(event) ?? definition.defaultKey(event);
+    const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);
     const withKey = keyed === undefined ? {} : { key: keyed };
     if (response.status === 409) return { outcome: "in_progress", ...withKey };
     if (response.status !== 200) {
@@ -637,6 +702,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     handle,
     fetch: (request, info) => fetchEntry(receiver, request, info),
     applyEvent,
+    processInboxMessage,
   };
   return receiver;
 }

@@ -12,6 +12,19 @@ export function storeOperation<T>(
   timeoutMs: number,
   name: "claim" | "complete" | "release" | "begin" | "commit" | "rollback",
 ): MaybeAsync<T> {
+  return timeLimited(
+    operation,
+    timeoutMs,
+    () => new IdempotencyStoreUnavailableError(`The idempotency store's ${name} did not answer in ${timeoutMs} ms`),
+  );
+}
+
+/** Like {@link storeOperation}, for any outside service (the inbox queue): `timedOut` makes the error. */
+export function timeLimited<T>(
+  operation: () => T | PromiseLike<T>,
+  timeoutMs: number,
+  timedOut: () => Error,
+): MaybeAsync<T> {
   let result: MaybeAsync<T>;
   try {
     result = adopt(operation());
@@ -21,13 +34,7 @@ export function storeOperation<T>(
   if (!(result instanceof Promise)) return result;
   const pending = result;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(
-          new IdempotencyStoreUnavailableError(`The idempotency store's ${name} did not answer in ${timeoutMs} ms`),
-        ),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
     pending.then(
       (value) => {
         clearTimeout(timer);
