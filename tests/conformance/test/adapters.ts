@@ -3,11 +3,13 @@ import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import type { WebhookReceiver, WebhookSource } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter, type WebhookRouterOptions } from "@kirimbayar/express";
+import { createWebhookPlugin } from "@kirimbayar/fastify";
 import { createWebhookApp } from "@kirimbayar/hono";
 import { KirimbayarModule, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "@kirimbayar/nestjs";
 import { type INestApplication, Inject, Injectable } from "@nestjs/common";
 import { Test } from "@nestjs/testing";
 import express, { type Express } from "express";
+import Fastify from "fastify";
 import { Hono } from "hono";
 import request from "supertest";
 import type { HandlerRecorder } from "./recorder.js";
@@ -45,7 +47,7 @@ export interface RunningApp {
 
 /** How to boot one framework app with the kirimbayar adapter mounted at `/webhooks`. */
 export interface AdapterUnderTest {
-  name: "express" | "hono" | "hono on node-server" | "nestjs";
+  name: "express" | "fastify" | "hono" | "hono on node-server" | "nestjs";
   start(sources: SourceOptions, recorder: HandlerRecorder): Promise<RunningApp>;
 }
 
@@ -117,6 +119,27 @@ export const expressAdapter: AdapterUnderTest = {
     app.use("/webhooks", router);
     const server = await listen(app);
     return { send: (delivery) => sendWithSupertest(server, delivery), close: () => closeServer(server), server };
+  },
+};
+
+/** Fastify 5: `app.register(createWebhookPlugin(...), { prefix: "/webhooks" })`, on a loopback port. */
+export const fastifyAdapter: AdapterUnderTest = {
+  name: "fastify",
+  async start(sources, recorder) {
+    const app = Fastify();
+    const plugin = createWebhookPlugin(sources);
+    attachRecorder(plugin.receivers, recorder);
+    app.register(plugin, { prefix: "/webhooks" });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const server = app.server;
+    return {
+      send: (delivery) => sendWithSupertest(server, delivery),
+      close: async () => {
+        server.closeAllConnections();
+        await app.close();
+      },
+      server,
+    };
   },
 };
 
@@ -217,4 +240,10 @@ export const nestAdapter: AdapterUnderTest = {
 };
 
 /** Every adapter the conformance table runs against. */
-export const adapters: AdapterUnderTest[] = [expressAdapter, honoAdapter, honoNodeServerAdapter, nestAdapter];
+export const adapters: AdapterUnderTest[] = [
+  expressAdapter,
+  fastifyAdapter,
+  honoAdapter,
+  honoNodeServerAdapter,
+  nestAdapter,
+];

@@ -12,6 +12,7 @@ const consumerPeers: Record<string, string> = {
   express: "5.3.0",
   "@types/express": "5.0.6",
   hono: "4.13.19",
+  fastify: "5.12.8",
   "@nestjs/common": "11.2.10",
   "@nestjs/core": "11.2.10",
   "@nestjs/platform-express": "11.2.10",

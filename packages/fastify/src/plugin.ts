@@ -1,0 +1,121 @@
+import {
+  buildWebhookReceivers,
+  WEBHOOK_SOURCES,
+  WebhookConfigurationError,
+  type WebhookHttpResponse,
+  type WebhookPaths,
+  type WebhookReceiver,
+  type WebhookReceivers,
+  type WebhookSource,
+  type WebhookSourceConfigs,
+  webhookPathOf,
+} from "@kirimbayar/core/webhooks";
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { readFastifyWebhookRequest } from "./raw-body.js";
+
+/** Options of {@link createWebhookPlugin}: the sources to serve (configure only the ones you receive), and more. */
+export interface WebhookPluginOptions extends WebhookSourceConfigs {
+  /** Sub-paths under the plugin's prefix. Defaults: `/qris`, `/payment`, `/orders`. */
+  paths?: WebhookPaths;
+  /**
+   * Peer address for IP allowlists; default `request.socket.remoteAddress`. Behind a proxy, with Fastify's
+   * `trustProxy` set: `(request) => request.ip`.
+   */
+  getRemoteAddress?: (request: FastifyRequest) => string | undefined;
+}
+
+/**
+ * A Fastify plugin serving webhooks. `receivers` holds the receivers behind it, e.g. to register handlers on those
+ * built from options.
+ */
+export type WebhookPlugin = FastifyPluginAsync & { readonly receivers: WebhookReceivers };
+
+/**
+ * Errors Fastify raises for a request before any route handler runs, which would otherwise be answered with
+ * Fastify's own error body instead of core's: a `Content-Type` that is not a valid media type (Fastify: 415) and a
+ * `QUERY` request without one (Fastify: 400). On the webhook routes core answers them itself.
+ */
+const REFUSED_BEFORE_HANDLER = new Set(["FST_ERR_CTP_INVALID_MEDIA_TYPE", "FST_ERR_ROUTE_MISSING_CONTENT_TYPE"]);
+
+/**
+ * Builds a Fastify plugin answering webhook deliveries; register it with a prefix. It reads the raw body itself,
+ * only on its own routes (the host app's JSON parsing elsewhere is untouched); status codes, headers and bodies are
+ * core's.
+ *
+ * @example
+ * const qris = createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: [token] })] });
+ * qris.on("payment.success", async (event) => markPaid(event.data.qris_history_id));
+ * app.register(createWebhookPlugin({ qris }), { prefix: "/webhooks" }); // POST /webhooks/qris?token=...
+ */
+export function createWebhookPlugin(options: WebhookPluginOptions): WebhookPlugin {
+  // Built and checked now, so a bad configuration fails where the plugin is created, not at the first delivery.
+  const receivers = buildWebhookReceivers(options);
+  const routes: { source: WebhookSource; path: string; receiver: WebhookReceiver }[] = [];
+  for (const source of WEBHOOK_SOURCES) {
+    const receiver: WebhookReceiver | undefined = receivers[source];
+    if (receiver === undefined) continue;
+    const path = webhookPathOf(source, options.paths);
+    const taken = routes.find((route) => route.path === path);
+    if (taken !== undefined) {
+      throw new WebhookConfigurationError(`paths.${source}: ${path} is already the path of ${taken.source}`);
+    }
+    routes.push({ source, path, receiver });
+  }
+  const getRemoteAddress = options.getRemoteAddress;
+
+  // Deliberately NOT wrapped in `fastify-plugin`: Fastify gives an encapsulated plugin its own copy of the parent's
+  // content-type parsers, so removing them and adding the pass-through parser below changes this plugin's routes
+  // only. Wrapped with `fastify-plugin` (skip-override), the same calls would run on the host instance, replacing
+  // the app's JSON parser on every route, and the `prefix` register option would be ignored.
+  // Async, so that a failure while registering (a route the app already has) rejects `register`/`ready`.
+  const plugin: FastifyPluginAsync = async (fastify: FastifyInstance) => {
+    // Every body on these routes, whatever its content type (none included), reaches the handler unread: the
+    // parser neither consumes the stream nor applies Fastify's `bodyLimit`. The handler reads the raw bytes under
+    // the receiver's own limits (`maxBodyBytes`, `bodyReadTimeoutMs`).
+    fastify.removeAllContentTypeParsers();
+    fastify.addContentTypeParser("*", (_request, _payload, parsed) => parsed(null, undefined));
+    // On these routes only: a request Fastify refuses before the handler (see REFUSED_BEFORE_HANDLER) still gets
+    // core's answer; every other error goes on to the host app's error handler.
+    fastify.setErrorHandler((error: FastifyError, request, reply) => {
+      const receiver = REFUSED_BEFORE_HANDLER.has(error.code) ? receiverOf(request) : undefined;
+      if (receiver === undefined) throw error;
+      return answer(receiver, request, reply, getRemoteAddress);
+    });
+    for (const { path, receiver } of routes) {
+      // Every method Fastify knows (`fastify.all`), so core answers 405 with `Allow` for the wrong ones.
+      fastify.all(path, { config: { kirimbayarReceiver: receiver } }, (request, reply) =>
+        answer(receiver, request, reply, getRemoteAddress),
+      );
+    }
+  };
+  // What `fastify-plugin` would set, without its skip-override: a name in Fastify's plugin tree and errors, and
+  // the Fastify major this plugin is written for (Fastify refuses to register it on another).
+  Object.assign(plugin, {
+    [Symbol.for("fastify.display-name")]: "@kirimbayar/fastify:webhooks",
+    [Symbol.for("plugin-meta")]: { name: "@kirimbayar/fastify:webhooks", fastify: "5.x" },
+  });
+  return Object.assign(plugin, { receivers });
+}
+
+function receiverOf(request: FastifyRequest): WebhookReceiver | undefined {
+  return (request.routeOptions.config as { kirimbayarReceiver?: WebhookReceiver }).kirimbayarReceiver;
+}
+
+async function answer(
+  receiver: WebhookReceiver,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  getRemoteAddress: WebhookPluginOptions["getRemoteAddress"],
+): Promise<FastifyReply> {
+  const read = await readFastifyWebhookRequest(request, { limits: receiver, getRemoteAddress });
+  return send(reply, "refusal" in read ? read.refusal : await receiver.handle(read.request));
+}
+
+/**
+ * Writes core's answer as it is. The body goes out as a `Buffer`: Fastify sends bytes untouched (no serializer, no
+ * `charset` added to the content type), and a `Connection: close` header (408, 413 before reading) closes the
+ * connection once the answer is written.
+ */
+function send(reply: FastifyReply, response: WebhookHttpResponse): FastifyReply {
+  return reply.code(response.status).headers(response.headers).send(Buffer.from(response.body, "utf8"));
+}
