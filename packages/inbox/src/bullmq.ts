@@ -1,0 +1,2 @@
+// `@kirimbayar/inbox/bullmq`: the inbox engine on BullMQ (Redis).
+export { type BullMqInboxOptions, createBullMqInbox } from "./engines/bullmq.js";

@@ -1,0 +1,201 @@
+import type { InboxMessage } from "@kirimbayar/core/webhooks";
+import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
+import type { ConsumeOptions, DeadLetter, InboxAttempt, InboxConsumer, InboxQueue, InboxStats } from "../types.js";
+import { bullMqIdOfKey } from "./job-ids.js";
+
+/** Options of {@link createBullMqInbox}. */
+export interface BullMqInboxOptions {
+  /**
+   * Redis connection for the queue and its workers: options (`{ host, port }`) or an ioredis instance. Workers need
+   * `maxRetriesPerRequest: null` (BullMQ's rule); with options the inbox sets it.
+   */
+  connection: ConnectionOptions;
+  /** Queue name (default `kirimbayar-inbox`; no `:`). */
+  name?: string;
+  /** Redis key prefix (BullMQ's default `bull`). */
+  prefix?: string;
+  /** How long a finished event's job is kept, so a redelivery in that time adds none (default 24 h). */
+  keepCompletedMs?: number;
+  /**
+   * How long a worker's lock on an event lasts without renewal (default 30 s): a worker killed mid-event hands it
+   * back after this.
+   */
+  lockDurationMs?: number;
+  /** How often workers look for events whose worker died (default 30 s). */
+  stalledIntervalMs?: number;
+}
+
+interface JobData {
+  message: InboxMessage;
+  replayedAt?: number;
+}
+
+/** Carries the worker's chosen delay to the backoff strategy. */
+class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = "RetryLater";
+  }
+}
+
+const BACKOFF_TYPE = "kirimbayar-inbox";
+
+/**
+ * An inbox on BullMQ (Redis). The job id is the event's idempotency key (escaped), so a redelivery adds no second
+ * job while the first exists (queued, running, or kept `keepCompletedMs` after it finished). A failed try is retried
+ * after the worker's delay; each try's error goes to the job's log. Dead letters are the queue's failed jobs.
+ *
+ * @example
+ * const inbox = await createBullMqInbox({ connection: { host: "127.0.0.1", port: 6379 } });
+ * const qris = createWebhookReceiver({ source: "qris", verify, inbox });
+ */
+export async function createBullMqInbox(options: BullMqInboxOptions): Promise<InboxQueue> {
+  const name = options.name ?? "kirimbayar-inbox";
+  const connection = withWorkerSettings(options.connection);
+  const base = { connection, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) };
+  const queue = new Queue<JobData>(name, base);
+  // Connection trouble: enqueue fails (the receiver answers 503) and BullMQ reconnects; nothing to print here.
+  queue.on("error", () => {});
+  const keepCompletedMs = options.keepCompletedMs ?? 24 * 60 * 60_000;
+  const workers = new Set<Worker<JobData>>();
+
+  function deadLetterOf(job: Job<JobData>, logs: string[]): DeadLetter {
+    return { id: String(job.id), message: job.data.message, attempts: attemptsOf(logs), deadAt: job.finishedOn ?? 0 };
+  }
+
+  async function logsOf(id: string): Promise<string[]> {
+    return (await queue.getJobLogs(id, 0, -1, true)).logs;
+  }
+
+  const inbox: InboxQueue = {
+    engine: "bullmq",
+    name,
+
+    async enqueue(message) {
+      // With an existing id BullMQ keeps the first job; both answers are 200, so "queued" serves for both.
+      await queue.add(
+        "event",
+        { message },
+        {
+          jobId: bullMqIdOfKey(message.key),
+          attempts: 1_000_000, // the worker decides when an event is dead (its retry period), not a count
+          backoff: { type: BACKOFF_TYPE },
+          removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
+          removeOnFail: false,
+        },
+      );
+      return "queued";
+    },
+
+    async consume(decide, consumeOptions: ConsumeOptions = {}): Promise<InboxConsumer> {
+      const worker = new Worker<JobData>(
+        name,
+        async (job) => {
+          const attempt = job.attemptsMade + 1;
+          const verdict = await decide({
+            message: job.data.message,
+            attempt,
+            periodStartedAt: job.data.replayedAt ?? job.data.message.receivedAt,
+          });
+          if (verdict.kind === "done") return;
+          const entry: InboxAttempt = { at: Date.now(), attempt, error: verdict.error };
+          await job.log(JSON.stringify(entry));
+          if (verdict.kind === "dead") throw new UnrecoverableError(verdict.error);
+          throw new RetryLater(verdict.error, verdict.delayMs);
+        },
+        {
+          ...base,
+          concurrency: consumeOptions.concurrency ?? 10,
+          lockDuration: options.lockDurationMs ?? 30_000,
+          stalledInterval: options.stalledIntervalMs ?? 30_000,
+          // A job whose worker died is handed back, however often that happens; the idempotency store keeps
+          // the effect single.
+          maxStalledCount: 1_000_000,
+          settings: {
+            backoffStrategy: (_attempts: number, _type?: string, error?: Error) =>
+              error instanceof RetryLater ? error.delayMs : 1_000,
+          },
+        },
+      );
+      worker.on("error", () => {}); // connection trouble: BullMQ reconnects; a failed job is reported per job
+      workers.add(worker);
+      await worker.waitUntilReady();
+      return {
+        async stop(stopOptions = {}) {
+          // close() waits for the events in flight; past the timeout they are handed back when their lock expires.
+          const closing = worker.close();
+          await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, stopOptions.timeoutMs ?? 30_000))]);
+          workers.delete(worker);
+        },
+      };
+    },
+
+    async listDeadLetters(listOptions = {}) {
+      const failed = await queue.getFailed(0, (listOptions.limit ?? 100) - 1);
+      return Promise.all(failed.map(async (job) => deadLetterOf(job as Job<JobData>, await logsOf(String(job.id)))));
+    },
+
+    async getDeadLetter(id) {
+      const job = await queue.getJob(id);
+      if (job === undefined || !(await job.isFailed())) return undefined;
+      return deadLetterOf(job, await logsOf(id));
+    },
+
+    async replayDeadLetter(id) {
+      const job = await queue.getJob(id);
+      if (job === undefined || !(await job.isFailed())) return false;
+      await job.updateData({ ...job.data, replayedAt: Date.now() });
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return true;
+    },
+
+    async replayAllDeadLetters() {
+      let replayed = 0;
+      for (;;) {
+        const page = await queue.getFailed(0, 499);
+        if (page.length === 0) return replayed;
+        for (const job of page) if (await inbox.replayDeadLetter(String(job.id))) replayed += 1;
+      }
+    },
+
+    async stats(): Promise<InboxStats> {
+      const counts = await queue.getJobCounts("waiting", "delayed", "prioritized", "active", "failed");
+      const [oldest] = await queue.getJobs(["waiting", "delayed"], 0, 0, true);
+      return {
+        waiting: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0),
+        active: counts.active ?? 0,
+        deadLetters: counts.failed ?? 0,
+        oldestWaitingAgeMs: oldest === undefined ? undefined : Math.max(0, Date.now() - oldest.timestamp),
+      };
+    },
+
+    async close() {
+      await Promise.all([...workers].map((worker) => worker.close()));
+      await queue.close();
+    },
+  };
+  await queue.waitUntilReady();
+  return inbox;
+}
+
+function withWorkerSettings(connection: ConnectionOptions): ConnectionOptions {
+  // An ioredis instance is used as given; plain options get BullMQ's required setting for workers.
+  if (typeof (connection as { duplicate?: unknown }).duplicate === "function") return connection;
+  return { ...(connection as object), maxRetriesPerRequest: null } as ConnectionOptions;
+}
+
+function attemptsOf(logs: string[]): InboxAttempt[] {
+  const attempts: InboxAttempt[] = [];
+  for (const line of logs) {
+    try {
+      const entry = JSON.parse(line) as InboxAttempt;
+      if (typeof entry.error === "string") attempts.push(entry);
+    } catch {
+      // a log line someone else wrote
+    }
+  }
+  return attempts;
+}

@@ -1,0 +1,101 @@
+import type { AppliedEvent, InboxMessage, WebhookSource } from "@kirimbayar/core/webhooks";
+import { type InboxRetryPolicy, nextRetryDelay, resolveRetryPolicy } from "./retry-policy.js";
+import type { InboxConsumer, InboxDelivery, InboxQueue, InboxVerdict } from "./types.js";
+
+/** What the worker needs of a receiver: every `WebhookReceiver` of core is one. */
+export interface InboxReceiver {
+  readonly source: WebhookSource;
+  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
+}
+
+/** Options of {@link startInboxWorker}. */
+export interface InboxWorkerOptions {
+  inbox: InboxQueue;
+  /** The receivers whose handlers run the events (the same ones, with the same idempotency store, as the app's). */
+  receivers: { qris?: InboxReceiver; payment?: InboxReceiver; orders?: InboxReceiver };
+  /** Events processed at once (default 10). */
+  concurrency?: number;
+  /** Backoff and how long to retry before an event becomes a dead letter (default: 1 s doubling to 1 h, 72 h). */
+  retry?: InboxRetryPolicy;
+  /** Epoch ms; default `Date.now`. */
+  clock?: () => number;
+  /** Told about each retry and dead letter (default `console`). */
+  logger?: {
+    warn?(message: string, details?: Record<string, unknown>): void;
+    error?(message: string, details?: Record<string, unknown>): void;
+  };
+}
+
+/** A running worker. */
+export interface InboxWorker {
+  /** Takes no new events and waits (up to `timeoutMs`, default 30 s) for those in flight; the rest come back later. */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/**
+ * Starts a worker: takes queued events from `inbox` and runs each through its source's receiver
+ * (`processInboxMessage`: the same handlers and idempotency store as direct deliveries, so nothing is applied
+ * twice). A failing event is retried with exponential backoff for the retry period (default 72 h), then kept as a
+ * dead letter; an event that fails the schema is a dead letter at once (replay it after fixing the cause).
+ *
+ * @example
+ * const worker = await startInboxWorker({ inbox, receivers: { qris } });
+ * process.on("SIGTERM", () => worker.stop());
+ */
+export async function startInboxWorker(options: InboxWorkerOptions): Promise<InboxWorker> {
+  const { inbox, receivers } = options;
+  const policy = resolveRetryPolicy(options.retry);
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger ?? console;
+  const concurrency = options.concurrency ?? 10;
+  if (!(Number.isInteger(concurrency) && concurrency > 0))
+    throw new TypeError("concurrency must be a positive integer");
+
+  async function decide(delivery: InboxDelivery): Promise<InboxVerdict> {
+    const { message } = delivery;
+    const receiver = receivers[message.source];
+    let failure: string;
+    if (receiver === undefined) {
+      failure = `no ${String(message.source)} receiver was given to this worker`;
+    } else {
+      const result = await receiver.processInboxMessage(message);
+      switch (result.outcome) {
+        case "applied":
+        case "already_applied":
+        case "not_handled":
+          return { kind: "done" };
+        case "invalid":
+          logger.error?.("An inbox event fails its schema; kept as a dead letter", { key: message.key });
+          return { kind: "dead", error: errorText(result.error) };
+        case "in_progress":
+          failure = "another delivery of this event is being processed";
+          break;
+        default:
+          failure = errorText(result.error);
+      }
+    }
+    const delayMs = nextRetryDelay(policy, delivery.attempt, delivery.periodStartedAt, clock());
+    if (delayMs === undefined) {
+      logger.error?.("An inbox event failed for its whole retry period; kept as a dead letter", {
+        key: message.key,
+        attempt: delivery.attempt,
+        error: failure,
+      });
+      return { kind: "dead", error: failure };
+    }
+    logger.warn?.("An inbox event failed; it will be retried", {
+      key: message.key,
+      attempt: delivery.attempt,
+      delayMs,
+    });
+    return { kind: "retry", error: failure, delayMs };
+  }
+
+  const consumer: InboxConsumer = await inbox.consume(decide, { concurrency });
+  return { stop: (stopOptions) => consumer.stop(stopOptions) };
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return typeof error === "string" ? error : "unknown error";
+}
