@@ -1,4 +1,10 @@
-import type { AppliedEvent, InboxMessage, WebhookSource } from "@kirimbayar/core/webhooks";
+import {
+  type AnyLogger,
+  type AppliedEvent,
+  type InboxMessage,
+  type WebhookSource,
+  webhookLoggerOf,
+} from "@kirimbayar/core/webhooks";
 import { type InboxRetryPolicy, nextRetryDelay, resolveRetryPolicy } from "./retry-policy.js";
 import type { InboxConsumer, InboxDelivery, InboxQueue, InboxVerdict } from "./types.js";
 
@@ -19,11 +25,8 @@ export interface InboxWorkerOptions {
   retry?: InboxRetryPolicy;
   /** Epoch ms; default `Date.now`. */
   clock?: () => number;
-  /** Told about each retry and dead letter (default `console`). */
-  logger?: {
-    warn?(message: string, details?: Record<string, unknown>): void;
-    error?(message: string, details?: Record<string, unknown>): void;
-  };
+  /** Told about each retry and dead letter (default `console`): console-style or pino-style. */
+  logger?: AnyLogger;
 }
 
 /** A running worker. */
@@ -46,7 +49,7 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
   const { inbox, receivers } = options;
   const policy = resolveRetryPolicy(options.retry);
   const clock = options.clock ?? Date.now;
-  const logger = options.logger ?? console;
+  const logger = options.logger === undefined ? console : webhookLoggerOf(options.logger);
   const concurrency = options.concurrency ?? 10;
   if (!(Number.isInteger(concurrency) && concurrency > 0))
     throw new TypeError("concurrency must be a positive integer");

@@ -1,5 +1,6 @@
 import { RateLimitError } from "../errors/api-error.js";
 import { ConfigurationError, RequestValidationError } from "../errors/validation.js";
+import { type AnyLogger, webhookLoggerOf } from "../webhooks/logger.js";
 import type { AppliedEvent } from "../webhooks/receiver.js";
 import { PollLimits } from "./poll-limits.js";
 import {
@@ -38,8 +39,11 @@ export interface ReconcilerOptions {
   minIntervalPerIdMs?: number;
   /** Epoch milliseconds; default `Date.now`. */
   clock?: () => number;
-  /** Where `start()` reports a run that could not happen (its `pending` callback threw); default `console`. */
-  logger?: { error?(message: string, details?: Record<string, unknown>): void };
+  /**
+   * Where `start()` reports a run that could not happen (its `pending` callback threw); default `console`. A
+   * console-style or a pino-style logger.
+   */
+  logger?: AnyLogger;
 }
 
 /**
@@ -125,7 +129,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
   const clock = options.clock ?? Date.now;
   const limits = new PollLimits(options.minIntervalPerIdMs ?? 3_000, clock);
-  const logger = options.logger ?? console;
+  const logger = options.logger === undefined ? console : webhookLoggerOf(options.logger);
 
   async function reconcileOne(reference: PendingReference): Promise<ReconcileResult> {
     const id = idOf(reference);

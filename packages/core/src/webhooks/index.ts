@@ -8,6 +8,7 @@ export {
   type WebhookInbox,
 } from "./inbox.js";
 export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
+export { type AnyLogger, type FieldsFirstLogger, type WebhookLogger, webhookLoggerOf } from "./logger.js";
 export {
   type AnyWebhookReceiver,
   type AppliedEvent,
@@ -19,7 +20,6 @@ export {
   type WebhookErrorHandler,
   type WebhookErrorStage,
   type WebhookIdempotencyOptions,
-  type WebhookLogger,
   type WebhookReceiver,
   type WebhookReceiverOptions,
 } from "./receiver.js";

@@ -8,6 +8,7 @@ import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
 import type { InboxEnqueueResult, InboxMessage, WebhookInbox } from "./inbox.js";
+import { type AnyLogger, type WebhookLogger, webhookLoggerOf } from "./logger.js";
 import { claimKey } from "./pipeline/claim.js";
 import { completeClaim } from "./pipeline/complete.js";
 import { enqueueEvent } from "./pipeline/enqueue.js";
@@ -36,11 +37,6 @@ import { DeliveryVerificationRequest } from "./verification-request.js";
 import type { EventVerifier, RequestVerifier, WebhookSource, WebhookVerifier } from "./verifiers/types.js";
 
 /** Where the receiver reports; every method optional. Defaults: `console.warn` and `console.error`, no debug. */
-export interface WebhookLogger {
-  warn?(message: string, details?: Record<string, unknown>): void;
-  error?(message: string, details?: Record<string, unknown>): void;
-  debug?(message: string, details?: Record<string, unknown>): void;
-}
 
 /** Idempotency settings of a receiver. */
 export interface WebhookIdempotencyOptions<S extends WebhookSource> {
@@ -106,7 +102,12 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
   crypto?: CryptoProvider;
   /** Epoch milliseconds; default `Date.now`. */
   clock?: () => number;
-  logger?: WebhookLogger;
+  /**
+   * Where the receiver reports what went wrong (default `console`): a console-style logger (message, details) or a
+   * pino-style one (fields, message), passed as it is. Details name the source, the key and the error; never a
+   * secret.
+   */
+  logger?: AnyLogger;
   /**
    * Inbox mode: a verified, parsed event is written to this queue under its idempotency key and answered 200 as
    * soon as it is written (503 when the queue cannot take it), instead of running the handlers in the request.
@@ -268,7 +269,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   if (definition === undefined || !Object.hasOwn(SOURCES, source)) {
     throw new WebhookConfigurationError(`createWebhookReceiver: source must be "qris", "payment" or "orders"`);
   }
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger === undefined ? consoleLogger : webhookLoggerOf(options.logger);
   const { requestVerifiers, eventVerifiers } = splitVerifiers(source, options.verify ?? []);
   if (requestVerifiers.length + eventVerifiers.length === 0) {
     if (options.insecureNoVerification !== true) {
