@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // The one-command demo (`pnpm demo` at the repository root): builds what it needs, starts the fake provider and one
 // example shop on loopback, and plays a scripted story over real HTTP while printing the key exchanges.
-// KIRIMBAYAR_DEMO_FRAMEWORK=express|hono|nestjs picks the shop (default express). Exits 0 when the story ends as
+// KIRIMBAYAR_DEMO_FRAMEWORK=express|hono|nestjs|fastify picks the shop (default express). Exits 0 when the story ends as
 // scripted, 1 otherwise; a watchdog stops it after 90 s whatever happens.
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const FRAMEWORKS = { express: "Express 5", hono: "Hono", nestjs: "NestJS 12" };
+const FRAMEWORKS = { express: "Express 5", hono: "Hono", nestjs: "NestJS 12", fastify: "Fastify 5" };
 const framework = (process.env.KIRIMBAYAR_DEMO_FRAMEWORK ?? "express").trim().toLowerCase();
 if (!(framework in FRAMEWORKS)) {
   console.error(`KIRIMBAYAR_DEMO_FRAMEWORK must be one of ${Object.keys(FRAMEWORKS).join(", ")}; got "${framework}".`);

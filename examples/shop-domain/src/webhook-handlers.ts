@@ -19,7 +19,7 @@ export interface UnmatchedWebhook {
 const MAX_UNMATCHED = 1_000;
 
 /** Where an event came from: its webhook, or the reconciler asking the provider after every webhook failed. */
-export type EventOrigin = "webhook" | "reconciliation";
+export type EventOrigin = "webhook" | "reconciliation" | "inbox";
 
 const originNote = (origin: EventOrigin): string =>
   origin === "reconciliation" ? " (found by reconciliation: its webhooks never arrived)" : "";

@@ -3,24 +3,33 @@ import { WebhookConfigurationError, type WebhookHttpResponse } from "@kirimbayar
 import { bodyNotDecodable, contentCodingOf } from "@kirimbayar/core/webhooks/transport";
 import { Inject, Injectable, type OnModuleInit } from "@nestjs/common";
 import { HttpAdapterHost } from "@nestjs/core";
+import { type FastifyInstanceLike, readWebhookBodiesOnFastify } from "./fastify-platform.js";
 import { guardWebhookBodies, type RequestEmitter } from "./request-guard.js";
 import { KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
-import { answerWebhook, type NestWebhookRequest } from "./webhook-controller.js";
+import { answerWebhook, type NestWebhookRequest, WEBHOOK_SOURCE_PARAM } from "./webhook-controller.js";
 import type { WebhookRoute, WebhookRoutes } from "./webhook-routes.js";
 
 type BodyParserError = Error & { type?: unknown };
 
 /**
- * Nest's global JSON parser runs before every route and answers some bodies itself, with its own status and body.
- * For webhook paths this module keeps core's HTTP contract instead:
+ * Where the webhook routes get their body on each platform; at module init, which Nest runs after registering the
+ * routes and before its own error handler (and, on Fastify, before the instance boots).
+ *
+ * Express (`@nestjs/platform-express`): Nest's global JSON parser runs before every route and answers some bodies
+ * itself, with its own status and body. For webhook paths this module keeps core's HTTP contract instead:
  *
  * - a `request` listener on the HTTP server answers a declared oversize (413) and a body not whole in time (408)
  *   before the parser could hold the connection (see {@link guardWebhookBodies});
  * - an Express error middleware hands what the parser refused to core: the bytes its `rawBody` hook kept
  *   (malformed JSON, so core can still answer 401 for a bad token), `limit + 1` bytes (too large: core answers
  *   413), or the unread request (a charset or content coding the parser does not take: core ignores the charset,
- *   JSON being UTF-8, and answers 415 to codings other than gzip and deflate). Registered at module init, which
- *   Nest runs after the routes and before its own error handler.
+ *   JSON being UTF-8, and answers 415 to codings other than gzip and deflate).
+ *
+ * Fastify (`@nestjs/platform-fastify`): the webhook routes' bodies are read by the module's own hooks, in place of
+ * the app's content-type parsers, under the receiver's limits; no `rawBody: true` needed (see
+ * {@link readWebhookBodiesOnFastify}).
+ *
+ * Any other platform: an app with webhooks refuses to start (clients alone work on any platform).
  */
 @Injectable()
 export class BodyParserErrorBridge implements OnModuleInit {
@@ -31,19 +40,44 @@ export class BodyParserErrorBridge implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // Webhooks read Node's request stream and mount Express middleware; on another platform every delivery would
-    // fail, so the app refuses to start instead. Clients alone work on any platform.
     const adapter = this.adapterHost.httpAdapter;
-    const platform = adapter?.getType?.();
-    if (this.routes.bySegment.size > 0 && platform !== undefined && platform !== "express") {
+    if (adapter === undefined || adapter === null || this.routes.bySegment.size === 0) return;
+    const platform = adapter.getType?.();
+    if (platform === "fastify") {
+      this.onFastify(adapter.getInstance() as FastifyInstanceLike);
+    } else if (platform === undefined || platform === "express") {
+      this.onExpress(adapter);
+    } else {
+      // Webhooks read Node's request stream through the platform's request objects; on another platform every
+      // delivery would fail, so the app refuses to start instead.
       throw new WebhookConfigurationError(
-        `KirimbayarModule: webhooks need the Express platform (@nestjs/platform-express); this app runs on ` +
-          `"${platform}". Create the app with the default Express adapter, or configure only API clients.`,
+        `KirimbayarModule: webhooks need the Express or the Fastify platform (@nestjs/platform-express, ` +
+          `@nestjs/platform-fastify); this app runs on "${platform}". Create the app with one of their adapters, ` +
+          "or configure only API clients.",
       );
     }
-    const app = adapter?.getInstance?.() as { use?: (handler: (...args: never[]) => void) => void } | undefined;
-    if (typeof app?.use !== "function" || this.routes.bySegment.size === 0) return;
-    const prefix = `/${this.prefix.replace(/^\/+|\/+$/g, "")}/`;
+  }
+
+  private onFastify(instance: FastifyInstanceLike): void {
+    if (typeof instance?.addHook !== "function") {
+      throw new WebhookConfigurationError(
+        "KirimbayarModule: the Fastify platform's instance has no addHook(); webhooks cannot read request bodies.",
+      );
+    }
+    const base = trimSlashes(this.prefix);
+    const suffix = `${base === "" ? "" : `/${base}`}/:${WEBHOOK_SOURCE_PARAM}`;
+    readWebhookBodiesOnFastify(instance, (request) => {
+      const segment = (request.params as Record<string, unknown> | null | undefined)?.[WEBHOOK_SOURCE_PARAM];
+      if (typeof segment !== "string") return undefined;
+      // The route the request matched, by its path pattern: this controller's, under any global prefix or version.
+      return request.routeOptions.url?.endsWith(suffix) === true ? this.routes.bySegment.get(segment) : undefined;
+    });
+  }
+
+  private onExpress(adapter: HttpAdapterHost["httpAdapter"]): void {
+    const app = adapter.getInstance?.() as { use?: (handler: (...args: never[]) => void) => void } | undefined;
+    if (typeof app?.use !== "function") return;
+    const prefix = `/${trimSlashes(this.prefix)}/`;
     const routeOf = (req: NestWebhookRequest): WebhookRoute | undefined => {
       const path = (req.originalUrl ?? req.url ?? "").split("?")[0] ?? "";
       const at = path.lastIndexOf(prefix);
@@ -76,6 +110,10 @@ export class BodyParserErrorBridge implements OnModuleInit {
       }
     });
   }
+}
+
+function trimSlashes(path: string): string {
+  return path.replace(/^\/+|\/+$/g, "");
 }
 
 function isZlibError(error: unknown): boolean {

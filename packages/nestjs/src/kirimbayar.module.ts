@@ -28,7 +28,8 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
 /**
  * The kirimbayar NestJS module: injectable API clients, a webhook controller at `<webhookPath>/<source>`, and
  * handlers found on your providers through `@OnQrisEvent()`, `@OnPaymentCallback()` and `@OnOrderStatus()`.
- * Create the app with `NestFactory.create(AppModule, { rawBody: true })`.
+ * On Express create the app with `NestFactory.create(AppModule, { rawBody: true })`; on Fastify
+ * (`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())`) nothing more is needed.
  *
  * @example
  * KirimbayarModule.forRoot({

@@ -14,6 +14,9 @@ export interface RequestEmitter {
  * request arrives, gives core's answers instead: 413 at once for a declared length over the route's
  * `maxBodyBytes`, and 408 when the body is not whole within `bodyReadTimeoutMs`. The parser's later outcome for
  * such a request is then ignored (see the bridge and the controller, which check `res.headersSent`).
+ *
+ * Express only. On Fastify no parser reads a webhook body: the module's `preParsing` hook reads it with core's
+ * reader and gives the same answers at the same point, before any route runs (see `readWebhookBodiesOnFastify`).
  */
 export function guardWebhookBodies(
   server: RequestEmitter,

@@ -1,6 +1,7 @@
 import "reflect-metadata";
 import { tokenVerifier, type WebhookContext } from "@kirimbayar/core/webhooks";
 import { Injectable } from "@nestjs/common";
+import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { Test } from "@nestjs/testing";
 import { describe, expect, it } from "vitest";
 import { KirimbayarModule, KirimbayarReconciler, OnQrisEvent } from "../src/index.js";
@@ -39,38 +40,44 @@ async function missedPayment() {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("KirimbayarReconciler", () => {
-  it("starts with the app, applies a payment whose webhooks all failed through the decorated handler, and stops on close", async () => {
-    found.length = 0;
-    const { clientOptions, historyId, finalAmount } = await missedPayment();
-    let asked = 0;
-    const moduleRef = await Test.createTestingModule({
-      imports: [
-        KirimbayarModule.forRoot({
-          clients: { qris: clientOptions },
-          webhooks: { qris: { verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })] } },
-          reconcile: {
-            every: 20,
-            pending: () => {
-              asked++;
-              return [{ source: "qris", history_id: historyId, amount: finalAmount }];
+  it.each(["express", "fastify"] as const)(
+    "starts with the app on %s, applies a payment whose webhooks all failed through the decorated handler, and stops on close",
+    async (platform) => {
+      found.length = 0;
+      const { clientOptions, historyId, finalAmount } = await missedPayment();
+      let asked = 0;
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          KirimbayarModule.forRoot({
+            clients: { qris: clientOptions },
+            webhooks: { qris: { verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })] } },
+            reconcile: {
+              every: 20,
+              pending: () => {
+                asked++;
+                return [{ source: "qris", history_id: historyId, amount: finalAmount }];
+              },
             },
-          },
-          reconcileOptions: { minIntervalPerIdMs: 1 },
-        }),
-      ],
-      providers: [PaymentEvents],
-    }).compile();
-    const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
-    await app.init();
-    const deadline = Date.now() + 5_000;
-    while (found.length === 0 && Date.now() < deadline) await sleep(10);
-    expect(found).toEqual([{ id: historyId, origin: "reconciliation" }]);
-    await app.close();
-    const askedAtClose = asked;
-    await sleep(80);
-    expect(asked).toBe(askedAtClose);
-    expect(found).toHaveLength(1);
-  });
+            reconcileOptions: { minIntervalPerIdMs: 1 },
+          }),
+        ],
+        providers: [PaymentEvents],
+      }).compile();
+      const app =
+        platform === "express"
+          ? moduleRef.createNestApplication({ rawBody: true, logger: false })
+          : moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+      await app.listen(0, "127.0.0.1");
+      const deadline = Date.now() + 5_000;
+      while (found.length === 0 && Date.now() < deadline) await sleep(10);
+      expect(found).toEqual([{ id: historyId, origin: "reconciliation" }]);
+      await app.close();
+      const askedAtClose = asked;
+      await sleep(80);
+      expect(asked).toBe(askedAtClose);
+      expect(found).toHaveLength(1);
+    },
+  );
 
   it("is injectable for a reconcile() of your own, and refuses a source it was not configured for", async () => {
     found.length = 0;

@@ -7,6 +7,7 @@ import { createWebhookPlugin } from "@kirimbayar/fastify";
 import { createWebhookApp } from "@kirimbayar/hono";
 import { KirimbayarModule, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "@kirimbayar/nestjs";
 import { type INestApplication, Inject, Injectable } from "@nestjs/common";
+import { FastifyAdapter } from "@nestjs/platform-fastify";
 import { Test } from "@nestjs/testing";
 import express, { type Express } from "express";
 import Fastify from "fastify";
@@ -47,7 +48,7 @@ export interface RunningApp {
 
 /** How to boot one framework app with the kirimbayar adapter mounted at `/webhooks`. */
 export interface AdapterUnderTest {
-  name: "express" | "fastify" | "hono" | "hono on node-server" | "nestjs";
+  name: "express" | "fastify" | "hono" | "hono on node-server" | "nestjs" | "nestjs on fastify";
   start(sources: SourceOptions, recorder: HandlerRecorder): Promise<RunningApp>;
 }
 
@@ -211,16 +212,29 @@ export class ConformanceHandlers {
   }
 }
 
-/** Boots a NestJS app (Express platform) around `KirimbayarModule.forRoot()`, with or without `rawBody: true`. */
+/**
+ * Boots a NestJS app around `KirimbayarModule.forRoot()`: on the Express platform (default), with or without
+ * `rawBody: true`, or on the Fastify platform (`new FastifyAdapter()`, no `rawBody` option: the module reads the
+ * webhook bodies itself there). Listens on a loopback port.
+ */
 export async function startNestApp(
   sources: SourceOptions,
   recorder: HandlerRecorder,
-  options: { rawBody: boolean } = { rawBody: true },
+  options: { rawBody: boolean; platform?: "express" | "fastify" } = { rawBody: true },
 ): Promise<{ app: INestApplication; running: RunningApp }> {
   const moduleRef = await Test.createTestingModule({
     imports: [KirimbayarModule.forRoot({ webhooks: sources })],
     providers: [ConformanceHandlers, { provide: RECORDER, useValue: recorder }],
   }).compile();
+  if (options.platform === "fastify") {
+    const app = moduleRef.createNestApplication(new FastifyAdapter(), { logger: false });
+    await app.listen(0, "127.0.0.1");
+    const server = app.getHttpServer() as Server;
+    return {
+      app,
+      running: { send: (delivery) => sendWithSupertest(server, delivery), close: () => app.close(), server },
+    };
+  }
   const app = moduleRef.createNestApplication({ rawBody: options.rawBody, logger: false });
   await app.init();
   const server = app.getHttpServer() as Server;
@@ -239,6 +253,14 @@ export const nestAdapter: AdapterUnderTest = {
   },
 };
 
+/** NestJS 12 on Fastify (`@nestjs/platform-fastify`), created by `@nestjs/testing`, requests through supertest. */
+export const nestFastifyAdapter: AdapterUnderTest = {
+  name: "nestjs on fastify",
+  async start(sources, recorder) {
+    return (await startNestApp(sources, recorder, { rawBody: false, platform: "fastify" })).running;
+  },
+};
+
 /** Every adapter the conformance table runs against. */
 export const adapters: AdapterUnderTest[] = [
   expressAdapter,
@@ -246,4 +268,5 @@ export const adapters: AdapterUnderTest[] = [
   honoAdapter,
   honoNodeServerAdapter,
   nestAdapter,
+  nestFastifyAdapter,
 ];

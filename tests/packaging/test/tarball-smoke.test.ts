@@ -19,6 +19,7 @@ const consumerPeers: Record<string, string> = {
   "@nestjs/common": "11.2.10",
   "@nestjs/core": "11.2.10",
   "@nestjs/platform-express": "11.2.10",
+  "@nestjs/platform-fastify": "11.2.8",
   "reflect-metadata": "0.2.2",
   rxjs: "7.8.2",
   "@types/node": "20.19.43",

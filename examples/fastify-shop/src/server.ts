@@ -1,0 +1,26 @@
+import type { AddressInfo } from "node:net";
+import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
+import { createApp } from "./app.js";
+
+export type { RunningShop, StartShopOptions };
+
+/**
+ * Starts the Fastify shop on `config.host:config.port` (port 0 picks a free one) and registers its order webhook
+ * when the order service is configured. The Fastify part is how the app listens and closes; {@link serveShop} does
+ * the rest, as in the Express and Hono shops.
+ *
+ * @example
+ * const shop = await startShop(loadShopConfig(process.env));
+ * console.log(`shop on ${shop.url}`);
+ */
+export function startShop(config: ShopConfig, options: StartShopOptions = {}): Promise<RunningShop> {
+  return serveShop(config, options, async (runtime) => {
+    const app = createApp(runtime);
+    await app.listen({ port: config.port, host: config.host });
+    return {
+      port: (app.server.address() as AddressInfo).port,
+      // Stops listening, closes idle keep-alive connections and waits for the requests in flight.
+      close: () => app.close(),
+    };
+  });
+}
