@@ -27,7 +27,8 @@ if (kind === "redis") {
   const pool = new pg.Pool({ connectionString: target, max: 10 });
   pool.on("error", () => {});
   closers.push(() => pool.end());
-  store = new PostgresIdempotencyStore({ pool, table: "bench_idempotency" });
+  // A table per mode, so that one mode's rows (and the autovacuum they cause) do not weigh on the other's rounds.
+  store = new PostgresIdempotencyStore({ pool, table: `bench_idempotency_${kind.replace("-", "_")}` });
 }
 
 let handled = 0;

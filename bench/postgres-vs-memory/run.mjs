@@ -32,7 +32,9 @@ try {
   const setup = new pg.Client({ connectionString: postgres.url });
   await setup.connect();
   const { PostgresIdempotencyStore } = await import("@kirimbayar/core/webhooks");
-  await new PostgresIdempotencyStore({ client: setup, table: "bench_idempotency" }).ensureSchema();
+  for (const table of ["bench_idempotency_postgres", "bench_idempotency_postgres_transactional"]) {
+    await new PostgresIdempotencyStore({ client: setup, table }).ensureSchema();
+  }
   await setup.end();
   for (const store of STORES) await measure(store, postgres.url, "warmup"); // JIT, loopback and pool warm-up
   const runs = Object.fromEntries(STORES.map((store) => [store, []]));

@@ -358,3 +358,23 @@ describe("batched claims and completions on a real PostgreSQL server", () => {
     }
   });
 });
+
+describe("statement names", () => {
+  it("keeps two stores with long table names sharing 60 characters apart on one pool", async () => {
+    // PostgreSQL cuts identifiers (prepared statement names too) at 63 bytes.
+    const prefix = `t${tables++}_${"x".repeat(56)}`.slice(0, 60);
+    const stores = ["_a1", "_b2"].map((suffix) => new PostgresIdempotencyStore({ pool, table: `${prefix}${suffix}` }));
+    for (const store of stores) await store.ensureSchema();
+    const claims = await Promise.all(stores.map((store) => store.claim("same-key", "o", 60_000)));
+    expect(claims.map((claim) => claim.state)).toEqual(["claimed", "claimed"]);
+    for (const store of stores) {
+      const tx = await store.begin();
+      expect((await tx.claim("tx-key", 60_000)).state).toBe("claimed");
+      await tx.commit();
+    }
+    for (const suffix of ["_a1", "_b2"]) {
+      const { rows } = await pool.query(`SELECT count(*)::int AS n FROM "${prefix}${suffix}"`);
+      expect(rows[0].n).toBe(2);
+    }
+  });
+});

@@ -207,10 +207,13 @@ claimed AS (
 SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts`,
       sweep: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
     };
-    // Names are per table: two stores on one pool never share a name for different text.
+    // Names are per table (two stores on one pool never share a name for different text) and short: PostgreSQL
+    // cuts names at 63 bytes, so a long table name would make two statements collide. A hash of the table keeps
+    // them apart.
+    const tableTag = fnv1a(this.#table);
     const named = (name: keyof typeof texts): Statement => ({
       text: texts[name],
-      name: `kirimbayar_${name}_${this.#table}`,
+      name: `kirimbayar_${name}_${tableTag}`,
     });
     this.#sql = {
       claim: named("claim"),
@@ -456,6 +459,16 @@ function transactionalClaimOf(row: Record<string, unknown> | undefined): ClaimRe
   return row.attempts === null || row.attempts === undefined
     ? { state: "completed" }
     : { state: "claimed", attempt: Number(row.attempts) };
+}
+
+/** FNV-1a of a string, as 8 hex digits: a short, stable tag. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
 
 function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
