@@ -73,7 +73,8 @@ try {
 Order-status webhook route on Express 5 with \`@kirimbayar/express\`, token verification, a new event on every request
 (each claims and completes a fresh key), a no-op handler, autocannon ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION_S} s per
 store (the order rotates), a fresh server per run, medians. PostgreSQL on loopback started by the benchmark
-(fsync off, as the test clusters), a \`pg\` Pool of 10. The goal figures are the medians of the per-round ratios to
+(fsync off, as the test clusters), a \`pg\` Pool of 10, a table per mode; the store batches concurrent claims and
+completions (its default). The goal figures are the medians of the per-round ratios to
 the memory store, with confidence intervals from the rounds (bench/lib/stats.mjs).
 
 | Store | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
