@@ -2,6 +2,8 @@ import {
   type AnyLogger,
   type AppliedEvent,
   type InboxMessage,
+  type KirimbayarTelemetry,
+  type ObservableResultLike,
   type WebhookSource,
   webhookLoggerOf,
 } from "@kirimbayar/core/webhooks";
@@ -27,6 +29,12 @@ export interface InboxWorkerOptions {
   clock?: () => number;
   /** Told about each retry and dead letter (default `console`): console-style or pino-style. */
   logger?: AnyLogger;
+  /**
+   * OpenTelemetry: a `kirimbayar.inbox.process` span per try, `kirimbayar.inbox.events` by source and verdict
+   * (done, retry, dead), `kirimbayar.inbox.dead_letters`, and gauges of the queue: `kirimbayar.inbox.depth` by
+   * state (waiting, active, dead) and `kirimbayar.inbox.oldest_age` (ms).
+   */
+  telemetry?: KirimbayarTelemetry;
 }
 
 /** A running worker. */
@@ -53,6 +61,52 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
   const concurrency = options.concurrency ?? 10;
   if (!(Number.isInteger(concurrency) && concurrency > 0))
     throw new TypeError("concurrency must be a positive integer");
+
+  const { tracer, meter } = options.telemetry ?? {};
+  const events = meter?.createCounter("kirimbayar.inbox.events", { description: "Inbox tries, by source and verdict" });
+  const deadLetters = meter?.createCounter("kirimbayar.inbox.dead_letters", {
+    description: "Events moved to the dead letters",
+  });
+  const depth = meter?.createObservableGauge("kirimbayar.inbox.depth", {
+    description: "Events in the inbox, by state",
+  });
+  const oldestAge = meter?.createObservableGauge("kirimbayar.inbox.oldest_age", {
+    description: "Age of the oldest waiting event",
+    unit: "ms",
+  });
+  const observeDepth = async (result: ObservableResultLike) => {
+    const stats = await inbox.stats().catch(() => undefined);
+    if (stats === undefined) return;
+    result.observe(stats.waiting, { "kirimbayar.inbox.state": "waiting", "kirimbayar.inbox": inbox.name });
+    result.observe(stats.active, { "kirimbayar.inbox.state": "active", "kirimbayar.inbox": inbox.name });
+    result.observe(stats.deadLetters, { "kirimbayar.inbox.state": "dead", "kirimbayar.inbox": inbox.name });
+  };
+  const observeAge = async (result: ObservableResultLike) => {
+    const stats = await inbox.stats().catch(() => undefined);
+    result.observe(stats?.oldestWaitingAgeMs ?? 0, { "kirimbayar.inbox": inbox.name });
+  };
+  depth?.addCallback(observeDepth);
+  oldestAge?.addCallback(observeAge);
+
+  async function decideTraced(delivery: InboxDelivery): Promise<InboxVerdict> {
+    const span = tracer?.startSpan("kirimbayar.inbox.process", {
+      kind: 4, // CONSUMER
+      attributes: {
+        "kirimbayar.source": delivery.message.source,
+        "kirimbayar.inbox": inbox.name,
+        "kirimbayar.attempt": delivery.attempt,
+      },
+    });
+    const verdict = await decide(delivery);
+    events?.add(1, { "kirimbayar.source": delivery.message.source, "kirimbayar.verdict": verdict.kind });
+    if (verdict.kind === "dead") deadLetters?.add(1, { "kirimbayar.source": delivery.message.source });
+    if (span !== undefined) {
+      span.setAttribute("kirimbayar.verdict", verdict.kind);
+      span.setStatus(verdict.kind === "done" ? { code: 1 } : { code: 2, message: verdict.error });
+      span.end();
+    }
+    return verdict;
+  }
 
   async function decide(delivery: InboxDelivery): Promise<InboxVerdict> {
     const { message } = delivery;
@@ -94,8 +148,14 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
     return { kind: "retry", error: failure, delayMs };
   }
 
-  const consumer: InboxConsumer = await inbox.consume(decide, { concurrency });
-  return { stop: (stopOptions) => consumer.stop(stopOptions) };
+  const consumer: InboxConsumer = await inbox.consume(options.telemetry ? decideTraced : decide, { concurrency });
+  return {
+    async stop(stopOptions) {
+      await consumer.stop(stopOptions);
+      depth?.removeCallback?.(observeDepth);
+      oldestAge?.removeCallback?.(observeAge);
+    },
+  };
 }
 
 function errorText(error: unknown): string {

@@ -1,5 +1,6 @@
 import { RateLimitError } from "../errors/api-error.js";
 import { ConfigurationError, RequestValidationError } from "../errors/validation.js";
+import { type KirimbayarTelemetry, SPAN_ERROR, SPAN_OK } from "../telemetry/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../webhooks/logger.js";
 import type { AppliedEvent } from "../webhooks/receiver.js";
 import { PollLimits } from "./poll-limits.js";
@@ -44,6 +45,12 @@ export interface ReconcilerOptions {
    * console-style or a pino-style logger.
    */
   logger?: AnyLogger;
+  /**
+   * OpenTelemetry: a `kirimbayar.reconcile.run` span per run (references, applied) and
+   * `kirimbayar.reconcile.results` counted by source and outcome (`applied` = a payment found only by
+   * reconciliation).
+   */
+  telemetry?: KirimbayarTelemetry;
 }
 
 /**
@@ -130,6 +137,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   const clock = options.clock ?? Date.now;
   const limits = new PollLimits(options.minIntervalPerIdMs ?? 3_000, clock);
   const logger = options.logger === undefined ? console : webhookLoggerOf(options.logger);
+  const { tracer } = options.telemetry ?? {};
+  const resultCounter = options.telemetry?.meter?.createCounter("kirimbayar.reconcile.results", {
+    description: "References reconciled, by source and outcome (applied: found only by reconciliation)",
+  });
 
   async function reconcileOne(reference: PendingReference): Promise<ReconcileResult> {
     const id = idOf(reference);
@@ -174,6 +185,9 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
         "reconcile",
       );
     }
+    const span = tracer?.startSpan("kirimbayar.reconcile.run", {
+      attributes: { "kirimbayar.references": references.length },
+    });
     const results: ReconcileResult[] = new Array(references.length);
     let next = 0;
     const worker = async () => {
@@ -183,6 +197,19 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, references.length) }, worker));
+    if (resultCounter !== undefined || span !== undefined) {
+      let applied = 0;
+      let failed = 0;
+      for (const result of results) {
+        resultCounter?.add(1, { "kirimbayar.source": result.reference.source, "kirimbayar.outcome": result.outcome });
+        if (result.outcome === "applied") applied += 1;
+        if (result.outcome === "failed") failed += 1;
+      }
+      span?.setAttribute("kirimbayar.applied", applied);
+      span?.setAttribute("kirimbayar.failed", failed);
+      span?.setStatus(failed > 0 ? { code: SPAN_ERROR, message: `${failed} failed` } : { code: SPAN_OK });
+      span?.end();
+    }
     return results;
   }
 

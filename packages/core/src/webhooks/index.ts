@@ -1,3 +1,14 @@
+export type {
+  CounterLike,
+  HistogramLike,
+  KirimbayarTelemetry,
+  MeterLike,
+  ObservableGaugeLike,
+  ObservableResultLike,
+  SpanLike,
+  TelemetryAttributes,
+  TracerLike,
+} from "../telemetry/index.js";
 export type { EventOrigin, WebhookContext } from "./context.js";
 export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";

@@ -2,6 +2,8 @@ import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
 import type { ClaimResult, IdempotencyStore, MaybePromise } from "../idempotency/types.js";
+import type { KirimbayarTelemetry } from "../telemetry/types.js";
+import { WebhookTelemetry } from "../telemetry/webhook-telemetry.js";
 import { RequestBody } from "./body.js";
 import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
@@ -116,6 +118,12 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
    * unchanged. `@kirimbayar/inbox` has queues on pg-boss and BullMQ.
    */
   inbox?: WebhookInbox;
+  /**
+   * OpenTelemetry (`{ tracer: trace.getTracer("kirimbayar"), meter: metrics.getMeter("kirimbayar") }`): a span per
+   * delivery, deliveries counted by source, outcome and status, duplicates, and the handlers' duration. Without it
+   * the receiver does no telemetry work at all.
+   */
+  telemetry?: KirimbayarTelemetry;
 }
 
 /** Where in the pipeline an error passed to `onError` happened. */
@@ -323,6 +331,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
   if (inbox !== undefined && typeof (inbox as Partial<WebhookInbox>)?.enqueue !== "function") {
     throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
   }
+  const telemetry =
+    options.telemetry?.tracer !== undefined || options.telemetry?.meter !== undefined
+      ? new WebhookTelemetry(source, options.telemetry)
+      : undefined;
   const customKey = idempotency.key as ((event: unknown) => string | undefined) | undefined;
   const registry = new HandlerRegistry();
   // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
@@ -349,13 +361,17 @@ export function createWebhookReceiver<S extends WebhookSource>(
   // a handler returns a thenable. With the memory store and synchronous verifiers a delivery therefore allocates
   // no async frame beyond this one and what its handlers await (bench/adapters measures this path).
   async function handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
+    const finish = telemetry?.delivery("webhook");
+    let response: WebhookHttpResponse;
     try {
       const outcome = receive(request);
-      return outcome instanceof Promise ? await outcome : outcome;
+      response = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       logger.error?.("Unexpected error while processing a webhook", { source, error });
-      return webhookResponse(500, "Internal error while processing the webhook");
+      response = webhookResponse(500, "Internal error while processing the webhook");
     }
+    finish?.(response.status, response.body);
+    return response;
   }
 
   function receive(request: WebhookHttpRequest): Outcome {
@@ -502,18 +518,29 @@ export function createWebhookReceiver<S extends WebhookSource>(
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
     const claim: Claim = { owner, leaseEndsAt, event, context };
+    const startedAt = telemetry === undefined ? 0 : performance.now();
+    const ranFor = (failed: boolean) =>
+      telemetry?.handlerRan(definition.eventName(event), performance.now() - startedAt, failed);
     let ran: MaybePromise<void>;
     try {
       ran = runHandlers(handlers, event, context);
     } catch (error) {
+      ranFor(true);
       return handlerFailed(error, claim);
     }
     if (ran instanceof Promise) {
       return ran.then(
-        () => complete(claim),
-        (error) => handlerFailed(error, claim),
+        () => {
+          ranFor(false);
+          return complete(claim);
+        },
+        (error) => {
+          ranFor(true);
+          return handlerFailed(error, claim);
+        },
       );
     }
+    ranFor(false);
     return complete(claim);
   }
 
@@ -635,13 +662,16 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const slot: { error?: unknown } = {};
     applyFailures.set(event, slot);
     const delivery: ReceivedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined };
+    const finish = telemetry?.delivery(origin);
     let response: WebhookHttpResponse;
     try {
       const outcome = dispatch(event, delivery);
       response = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
+      finish?.(500, "", error);
       return { outcome: "failed", error };
     }
+    finish?.(response.status, response.body, slot.error);
     const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);
     const withKey = keyed === undefined ? {} : { key: keyed };
     if (response.status === 409) return { outcome: "in_progress", ...withKey };

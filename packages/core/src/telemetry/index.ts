@@ -1,0 +1,11 @@
+export type {
+  CounterLike,
+  HistogramLike,
+  KirimbayarTelemetry,
+  MeterLike,
+  ObservableGaugeLike,
+  ObservableResultLike,
+  SpanLike,
+  TelemetryAttributes,
+  TracerLike,
+} from "./types.js";
