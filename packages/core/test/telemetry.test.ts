@@ -153,3 +153,47 @@ describe("reconciler telemetry", () => {
     });
   });
 });
+
+describe("client telemetry", () => {
+  it("spans each call with its operation, status and attempts, records its duration, and never the URL or key", async () => {
+    const { QrisClient } = await import("../src/qris/index.js");
+    const API_KEY = "SENTINEL-API-KEY-91be";
+    let calls = 0;
+    const fetch = async (input: RequestInfo | URL) => {
+      calls += 1;
+      const url = String(input);
+      if (url.includes("missing"))
+        return new Response(JSON.stringify({ status: "error", message: "not found" }), { status: 404 });
+      if (calls === 1) return new Response("busy", { status: 503 });
+      return new Response(
+        JSON.stringify({ success: true, data: { history_id: "h-1", payment_status: "paid", amount: 1_000 } }),
+        { status: 200, headers: { "content-type": "application/json" } },
+      );
+    };
+    const client = new QrisClient({
+      apiKey: API_KEY,
+      baseUrl: "https://qris.example",
+      fetch,
+      telemetry,
+      random: () => 0,
+      sleep: async () => {},
+    });
+    await client.getQrisPaymentStatus("h-1");
+    await expect(client.getQrisPaymentStatus("missing")).rejects.toThrow();
+    const finished = spans.getFinishedSpans();
+    expect(finished.map((span) => span.name)).toEqual(["kirimbayar.client.request", "kirimbayar.client.request"]);
+    expect(finished[0]?.attributes).toMatchObject({
+      "kirimbayar.operation": "getQrisPaymentStatus",
+      "http.request.method": "GET",
+      "kirimbayar.attempts": 2,
+    });
+    expect(finished[0]?.status.code).toBe(1);
+    expect(finished[1]?.attributes).toMatchObject({ "http.response.status_code": 404 });
+    expect(finished[1]?.status.code).toBe(2);
+    const everything = JSON.stringify([finished.map((s) => s.attributes), await points("kirimbayar.client.duration")]);
+    expect(everything).not.toContain(API_KEY);
+    expect(everything).not.toContain("qris.example");
+    const durations = await points("kirimbayar.client.duration");
+    expect(durations.map((p) => p.attributes["kirimbayar.outcome"]).sort()).toEqual([expect.any(String), "ok"]);
+  });
+});

@@ -1,3 +1,4 @@
+import type { KirimbayarTelemetry } from "../telemetry/types.js";
 /** Fetch function signature the clients call; defaults to the global `fetch`. */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -44,6 +45,12 @@ export interface ClientOptions<Operation extends string = string> {
    * Default 60 000; a longer wait is not slept through: the `RateLimitError` is thrown with its `retryAfterMs`.
    */
   maxRetryDelayMs?: number;
+  /**
+   * OpenTelemetry (`{ tracer: trace.getTracer("kirimbayar"), meter: metrics.getMeter("kirimbayar") }`): a
+   * `kirimbayar.client.request` span per call (operation, method, status, attempts, error code) and
+   * `kirimbayar.client.duration` (ms). Never the URL, a query or a key.
+   */
+  telemetry?: KirimbayarTelemetry;
 }
 
 /**

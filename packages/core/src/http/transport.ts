@@ -1,5 +1,7 @@
+import { KirimbayarError } from "../errors/base.js";
 import { RequestAbortedError, type RequestLocation } from "../errors/network.js";
 import { ConfigurationError, ResponseValidationError } from "../errors/validation.js";
+import { type HistogramLike, SPAN_ERROR, SPAN_KIND_CLIENT, SPAN_OK, type TracerLike } from "../telemetry/types.js";
 import { SDK_NAME } from "../version.js";
 import type { ApiResponse } from "./api-response.js";
 import { sendAttempt } from "./attempt.js";
@@ -74,6 +76,8 @@ export class Transport {
   /** Redacts the credentials; calls with extra secrets get their own. */
   readonly #redactor: BodyRedactor;
   readonly #pathOf: (path: string) => string;
+  readonly #tracer: TracerLike | undefined;
+  readonly #duration: HistogramLike | undefined;
 
   constructor(options: ClientOptions, credentials: readonly CredentialSpec[]) {
     if (options === null || typeof options !== "object") {
@@ -109,6 +113,11 @@ export class Transport {
     this.#clock = options.clock ?? Date.now;
     this.#sleep = options.sleep ?? defaultSleep;
     this.#random = options.random ?? Math.random;
+    this.#tracer = options.telemetry?.tracer;
+    this.#duration = options.telemetry?.meter?.createHistogram("kirimbayar.client.duration", {
+      description: "Provider API calls, retries included, by operation and outcome",
+      unit: "ms",
+    });
   }
 
   /** Where the credentials travel (e.g. `"header X-API-Key"`), for messages. Never the values. */
@@ -123,6 +132,46 @@ export class Transport {
    * const result = await transport.request(operation, { timeoutMs: 5_000 });
    */
   async request<T>(operation: OperationRequest<T>, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    if (this.#tracer === undefined && this.#duration === undefined) return this.#request(operation, options);
+    return this.#traced(operation, options);
+  }
+
+  // The call with its span and duration: what a telemetry backend may see is the operation, the method, the status
+  // and the error's code, never the URL (a query may carry a key) or a body.
+  async #traced<T>(operation: OperationRequest<T>, options: RequestOptions): Promise<ApiResponse<T>> {
+    const startedAt = performance.now();
+    const attributes = { "kirimbayar.operation": operation.operation, "http.request.method": operation.method };
+    const span = this.#tracer?.startSpan("kirimbayar.client.request", { kind: SPAN_KIND_CLIENT, attributes });
+    let attempts = 0;
+    try {
+      const result = await this.#request(operation, options, () => {
+        attempts += 1;
+      });
+      span?.setAttribute("kirimbayar.attempts", attempts);
+      span?.setStatus({ code: SPAN_OK });
+      this.#duration?.record(performance.now() - startedAt, { ...attributes, "kirimbayar.outcome": "ok" });
+      return result;
+    } catch (error) {
+      const code = error instanceof KirimbayarError ? error.code : "unexpected";
+      const status = (error as { status?: unknown }).status;
+      if (span !== undefined) {
+        span.setAttribute("kirimbayar.attempts", attempts);
+        span.setAttribute("error.type", code);
+        if (typeof status === "number") span.setAttribute("http.response.status_code", status);
+        span.setStatus({ code: SPAN_ERROR, message: code });
+      }
+      this.#duration?.record(performance.now() - startedAt, { ...attributes, "kirimbayar.outcome": code });
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  async #request<T>(
+    operation: OperationRequest<T>,
+    options: RequestOptions,
+    onAttempt?: () => void,
+  ): Promise<ApiResponse<T>> {
     const timeoutMs = checkCount(options.timeoutMs ?? this.#timeoutMs, "timeoutMs", 1, MAX_TIMEOUT_MS);
     const maxRetries = operation.idempotent
       ? checkCount(options.maxRetries ?? this.#maxRetries, "maxRetries", 0, MAX_RETRIES)
@@ -133,6 +182,7 @@ export class Transport {
         : createBodyRedactor([...this.#credentials.map((c) => c.value), ...operation.secrets]);
     for (let attempt = 0; ; attempt++) {
       try {
+        onAttempt?.();
         return await this.#attempt(operation, timeoutMs, options.signal, redactor);
       } catch (error) {
         if (attempt >= maxRetries || !isRetryableError(error)) throw error;
