@@ -237,7 +237,7 @@ describe("createReconciler: start()", () => {
       receivers: { qris: receivers().qris },
       clients: world.clients,
       minIntervalPerIdMs: 1,
-      logger: { error: (_message, details) => errors.push(details?.error) },
+      logger: { error: (_message: string, details?: Record<string, unknown>) => errors.push(details?.error) },
     }).start({
       every: 15,
       pending: () => {
