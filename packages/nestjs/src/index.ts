@@ -12,7 +12,13 @@ export {
 } from "@kirimbayar/core";
 export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
+export { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";
-export type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
+export type {
+  KirimbayarInboxOptions,
+  KirimbayarInboxWorkerOptions,
+  KirimbayarModuleExtras,
+  KirimbayarModuleOptions,
+} from "./options.js";
 export { KirimbayarReconciler } from "./reconciler.service.js";
 export { KIRIMBAYAR_CLIENTS } from "./tokens.js";

@@ -3,9 +3,15 @@ import { DiscoveryModule } from "@nestjs/core";
 import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
+import { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
 import { KirimbayarReconciler } from "./reconciler.service.js";
-import { KIRIMBAYAR_OPTIONS_FOR_RECONCILER, KIRIMBAYAR_WEBHOOK_PATH, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import {
+  KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER,
+  KIRIMBAYAR_OPTIONS_FOR_RECONCILER,
+  KIRIMBAYAR_WEBHOOK_PATH,
+  KIRIMBAYAR_WEBHOOK_ROUTES,
+} from "./tokens.js";
 import { createWebhookController } from "./webhook-controller.js";
 import { buildWebhookRoutes } from "./webhook-routes.js";
 
@@ -30,6 +36,7 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
  * handlers found on your providers through `@OnQrisEvent()`, `@OnPaymentCallback()` and `@OnOrderStatus()`.
  * On Express create the app with `NestFactory.create(AppModule, { rawBody: true })`; on Fastify
  * (`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())`) nothing more is needed.
+ * With `inbox: { queue }` the webhooks are queued and a worker started with the app runs them (`KirimbayarInboxWorker`).
  *
  * @example
  * KirimbayarModule.forRoot({
@@ -51,8 +58,10 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
     BodyParserErrorBridge,
     { provide: KIRIMBAYAR_OPTIONS_FOR_RECONCILER, useExisting: definition.MODULE_OPTIONS_TOKEN },
     KirimbayarReconciler,
+    { provide: KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, useExisting: definition.MODULE_OPTIONS_TOKEN },
+    KirimbayarInboxWorker,
   ],
-  exports: [KirimbayarReconciler],
+  exports: [KirimbayarReconciler, KirimbayarInboxWorker],
 })
 export class KirimbayarModule extends definition.ConfigurableModuleClass {
   /** Configures the module from a plain object; provides exactly the clients in `options.clients`. */
@@ -72,6 +81,6 @@ function withClients(module: DynamicModule, names: Parameters<typeof clientProvi
   return {
     ...module,
     providers: [...(module.providers ?? []), ...clientProviders(names)],
-    exports: [...(module.exports ?? []), KirimbayarReconciler, ...names.map(clientClassOf)],
+    exports: [...(module.exports ?? []), KirimbayarReconciler, KirimbayarInboxWorker, ...names.map(clientClassOf)],
   };
 }

@@ -5,6 +5,8 @@ import type {
   ReconcilerSchedule,
 } from "@kirimbayar/core";
 import type { WebhookSource, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
+// Types only: `@kirimbayar/inbox` is an optional peer, loaded (lazily) only by apps that configure `inbox`.
+import type { InboxQueue, InboxWorkerOptions } from "@kirimbayar/inbox";
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
 export interface KirimbayarModuleOptions {
@@ -24,6 +26,31 @@ export interface KirimbayarModuleOptions {
   reconcile?: ReconcilerSchedule;
   /** Limits of the reconciler: `concurrency`, `minIntervalPerIdMs`, `logger`. */
   reconcileOptions?: Pick<ReconcilerOptions, "concurrency" | "minIntervalPerIdMs" | "logger" | "clock">;
+  /**
+   * Durable inbox (`@kirimbayar/inbox`): every receiver the module builds writes verified events to `inbox.queue`
+   * and answers 200 once written; the module's `KirimbayarInboxWorker` runs them through the decorated handlers,
+   * started after the app bootstrapped and stopped when it shuts down. `worker: false` for instances that only
+   * enqueue (the web tier), with the worker on in the instances that process.
+   */
+  inbox?: KirimbayarInboxOptions;
+}
+
+/** The `inbox` option of {@link KirimbayarModuleOptions}. */
+export interface KirimbayarInboxOptions {
+  /** The queue: `createPgBossInbox({ boss })` (`@kirimbayar/inbox/pg-boss`) or `createBullMqInbox(...)` (`/bullmq`). */
+  queue: InboxQueue;
+  /**
+   * The worker of this app instance (default: on, with `startInboxWorker`'s defaults). `false`: this instance only
+   * enqueues; run the same module with the worker on elsewhere.
+   */
+  worker?: false | KirimbayarInboxWorkerOptions;
+}
+
+/** Settings of the module's inbox worker (see `startInboxWorker` of `@kirimbayar/inbox`). */
+export interface KirimbayarInboxWorkerOptions
+  extends Pick<InboxWorkerOptions, "concurrency" | "retry" | "logger" | "telemetry"> {
+  /** How long shutdown waits for the events in flight (default 30 000 ms); the rest come back to the queue later. */
+  stopTimeoutMs?: number;
 }
 
 /** Options read when the module is defined, before any async factory runs. */

@@ -12,3 +12,6 @@ export const KIRIMBAYAR_WEBHOOK_PATH = Symbol("kirimbayar:webhook-path");
 
 /** The module options, as the reconciler reads them (an alias of the builder's options token). */
 export const KIRIMBAYAR_OPTIONS_FOR_RECONCILER = Symbol("kirimbayar:options-for-reconciler");
+
+/** The module options, as the inbox worker reads them (an alias of the builder's options token). */
+export const KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER = Symbol("kirimbayar:options-for-inbox-worker");

@@ -29,3 +29,4 @@ declare class OrdersService {
 }
 declare const db: { unpaidQrOrders(): Promise<{ historyId: string; finalAmount: number }[]> };
 declare function alertOps(...args: unknown[]): void;
+declare const inbox: import("@kirimbayar/inbox").InboxQueue;

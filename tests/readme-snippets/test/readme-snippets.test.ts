@@ -23,6 +23,7 @@ const READMES = [
   "packages/express/README.md",
   "packages/fastify/README.md",
   "packages/hono/README.md",
+  "packages/inbox/README.md",
   "packages/nestjs/README.md",
   "packages/testing/README.md",
 ];
@@ -34,6 +35,7 @@ const AUTO_IMPORT_MODULES = [
   "@kirimbayar/express",
   "@kirimbayar/fastify",
   "@kirimbayar/hono",
+  "@kirimbayar/inbox",
   "@kirimbayar/nestjs",
   "@kirimbayar/testing",
   "@nestjs/common",

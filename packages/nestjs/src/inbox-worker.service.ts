@@ -1,0 +1,113 @@
+import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+// Types only: the worker itself is imported lazily, when an app with `inbox` starts it, so that apps without the
+// inbox load nothing of `@kirimbayar/inbox` (an optional peer).
+import type { InboxQueue, InboxWorker } from "@kirimbayar/inbox";
+import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
+import type { KirimbayarModuleOptions } from "./options.js";
+import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import type { WebhookRoutes } from "./webhook-routes.js";
+
+/**
+ * The inbox worker of the module (`startInboxWorker` from `@kirimbayar/inbox`), injectable as
+ * `KirimbayarInboxWorker`. With `inbox: { queue }` in the module options it starts once the app has bootstrapped
+ * (after the decorated handlers were registered) on the module's own receivers, and stops before the app shuts down
+ * (`beforeApplicationShutdown`: it takes no new events and waits for those in flight, while the queue's connection
+ * is still open; `app.enableShutdownHooks()` for signals). With `worker: false` it does not start: that instance
+ * only enqueues.
+ *
+ * @example
+ * constructor(@Inject(KirimbayarInboxWorker) private readonly inbox: KirimbayarInboxWorker) {}
+ * const stats = await this.inbox.queue?.stats(); // { waiting, active, deadLetters, oldestWaitingAgeMs }
+ */
+@Injectable()
+export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly #options: KirimbayarModuleOptions;
+  readonly #routes: WebhookRoutes;
+  #worker: Promise<InboxWorker> | undefined;
+
+  constructor(
+    @Inject(KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER) options: KirimbayarModuleOptions,
+    @Inject(KIRIMBAYAR_WEBHOOK_ROUTES) routes: WebhookRoutes,
+  ) {
+    this.#options = options;
+    this.#routes = routes;
+  }
+
+  /** The module's `inbox.queue` (for `stats()`, dead letters and replays), or `undefined` without an inbox. */
+  get queue(): InboxQueue | undefined {
+    return this.#options.inbox?.queue;
+  }
+
+  /** Whether this instance's worker is started (or starting). */
+  get running(): boolean {
+    return this.#worker !== undefined;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const inbox = this.#options.inbox;
+    if (inbox === undefined || inbox.worker === false) return;
+    await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /**
+   * Starts the worker now, if it is not running: what bootstrap does unless `worker: false` (which this overrides,
+   * with `startInboxWorker`'s defaults). Throws without `inbox` in the module options.
+   */
+  async start(): Promise<void> {
+    if (this.#worker === undefined) {
+      const starting = this.#start();
+      this.#worker = starting;
+      // A start that failed leaves the worker stopped (the error reaches the caller below).
+      starting.catch(() => {
+        if (this.#worker === starting) this.#worker = undefined;
+      });
+    }
+    await this.#worker;
+  }
+
+  /** Stops the worker: no new events; those in flight may finish within `worker.stopTimeoutMs` (default 30 s). */
+  async stop(): Promise<void> {
+    const starting = this.#worker;
+    if (starting === undefined) return;
+    this.#worker = undefined;
+    const worker = await starting.catch(() => undefined);
+    const settings = this.#options.inbox?.worker;
+    const timeoutMs = settings === false ? undefined : settings?.stopTimeoutMs;
+    await worker?.stop(timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  async #start(): Promise<InboxWorker> {
+    const inbox = this.#options.inbox;
+    if (inbox === undefined) {
+      throw new WebhookConfigurationError("KirimbayarInboxWorker: the module options have no inbox to work on.");
+    }
+    if (typeof (inbox.queue as Partial<InboxQueue> | undefined)?.consume !== "function") {
+      throw new WebhookConfigurationError(
+        "KirimbayarModule: inbox.queue has no consume(), so no worker can run on it: give a queue of " +
+          "@kirimbayar/inbox (createPgBossInbox, createBullMqInbox), or set inbox.worker to false.",
+      );
+    }
+    const { stopTimeoutMs: _, ...settings } = inbox.worker === false ? {} : (inbox.worker ?? {});
+    const { startInboxWorker } = await loadInbox();
+    // The same receivers as the webhook routes: the explorer registered the decorated handlers on them at init.
+    return startInboxWorker({ ...settings, inbox: inbox.queue, receivers: this.#routes.bySource });
+  }
+}
+
+async function loadInbox(): Promise<typeof import("@kirimbayar/inbox")> {
+  try {
+    return await import("@kirimbayar/inbox");
+  } catch (error) {
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    const missing = code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
+    if (!missing || !String(message).includes("@kirimbayar/inbox")) throw error;
+    throw new WebhookConfigurationError(
+      "KirimbayarModule: inbox is configured but @kirimbayar/inbox is not installed; its worker runs the queued " +
+        "events (npm install @kirimbayar/inbox).",
+    );
+  }
+}
