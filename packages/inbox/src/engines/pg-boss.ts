@@ -5,6 +5,7 @@ import type {
   InboxAttempt,
   InboxConsumer,
   InboxDelivery,
+  InboxEnqueueResult,
   InboxQueue,
   InboxStats,
   InboxVerdict,
@@ -22,6 +23,26 @@ export interface PgBossLike {
   createQueue(name: string, options?: object): Promise<void>;
   getQueue(name: string): Promise<object | null>;
   getDb(): { executeSql(text: string, values: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
+}
+
+/** A connection pg-boss can run its statements on (pg-boss's `Db`): wrap the `pg` client holding your transaction. */
+export interface PgBossDb {
+  executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
+/** The pg-boss inbox: an {@link InboxQueue} that can also enqueue inside your own database transaction. */
+export interface PgBossInbox extends InboxQueue {
+  /**
+   * Writes `message` with your transaction's connection: the event is queued if and only if your transaction
+   * commits (e.g. an event your code records together with an order it writes).
+   *
+   * @example
+   * await client.query("BEGIN");
+   * await client.query("UPDATE orders SET ...");
+   * await inbox.enqueueIn({ executeSql: (text, values) => client.query(text, values) }, message);
+   * await client.query("COMMIT");
+   */
+  enqueueIn(db: PgBossDb, message: InboxMessage): Promise<InboxEnqueueResult>;
 }
 
 /** A job as pg-boss returns it with `includeMetadata`. */
@@ -81,7 +102,7 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * const inbox = await createPgBossInbox({ boss });
  * const qris = createWebhookReceiver({ source: "qris", verify, inbox });
  */
-export async function createPgBossInbox(options: PgBossInboxOptions): Promise<InboxQueue> {
+export async function createPgBossInbox(options: PgBossInboxOptions): Promise<PgBossInbox> {
   const { boss } = options;
   const name = options.name ?? "kirimbayar-inbox";
   const deadName = `${name}-dead`;
@@ -109,12 +130,21 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<In
     return { id: row.id, message: data.message, attempts: data.attempts ?? [], deadAt: data.deadAt };
   }
 
-  const inbox: InboxQueue = {
+  const inbox: PgBossInbox = {
     engine: "pg-boss",
     name,
 
     async enqueue(message) {
       const id = await boss.send(name, { message } satisfies JobData, { ...sendOptions, id: uuidOfKey(message.key) });
+      return id === null ? "duplicate" : "queued";
+    },
+
+    async enqueueIn(db, message) {
+      const id = await boss.send(name, { message } satisfies JobData, {
+        ...sendOptions,
+        id: uuidOfKey(message.key),
+        db,
+      });
       return id === null ? "duplicate" : "queued";
     },
 
