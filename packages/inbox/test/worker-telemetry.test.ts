@@ -68,10 +68,17 @@ it("reports each try, its verdict, dead letters and the queue's depth and age", 
     if (failures-- > 0) throw new Error("once");
   });
   const inbox = memoryInbox([message("ok"), message("never")]);
+  let fakeNow = Date.now();
   const worker = await startInboxWorker({
     inbox,
     receivers: { qris },
     retry: { baseDelayMs: 1, maxDelayMs: 1, periodMs: 20 },
+    // Each decision is 15 ms later: the broken event outlives its 20 ms period on its second failure, however fast
+    // the machine runs the (immediate) retries of this in-memory inbox.
+    clock: () => {
+      fakeNow += 15;
+      return fakeNow;
+    },
     telemetry: { tracer, meter },
     logger: { warn: () => {}, error: () => {} },
   });
