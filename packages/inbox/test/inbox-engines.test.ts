@@ -135,6 +135,35 @@ describe.each([
     }
   });
 
+  it("waits the delay the worker's retry policy chose between tries, not the engine's own backoff", async () => {
+    const inbox = await engine.inbox();
+    let failures = 5;
+    const tried: number[] = [];
+    const { web, worker, applied } = shop(inbox, {
+      fail: () => {
+        tried.push(Date.now());
+        return failures-- > 0;
+      },
+    });
+    await web.handle(delivery(paid("paced")));
+    const running = await startInboxWorker({
+      inbox,
+      receivers: { qris: worker },
+      retry: { baseDelayMs: 300, maxDelayMs: 300 }, // 240–360 ms with the jitter
+      logger: quiet,
+    });
+    try {
+      // Five retries 300 ms apart: about 2 s. pg-boss's own backoff (1, 2, 4, 8, 16 s) would need over 30 s.
+      await eventually(() => applied.length === 1, 12_000);
+      const gaps = tried.slice(1).map((at, i) => at - (tried[i] as number));
+      expect(gaps).toHaveLength(5);
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(200);
+      expect(Math.max(...gaps)).toBeLessThan(2_000);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it("keeps an event that failed for its whole retry period as a dead letter with every try's error; replay applies it once", async () => {
     const inbox = await engine.inbox();
     let broken = true;

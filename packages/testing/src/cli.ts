@@ -16,15 +16,23 @@ const program = new Command()
 
 program
   .command("serve")
-  .description("Run the fake provider on a port (wall clock, control API under /__fake).")
+  .description("Run the fake provider on a port (wall clock, control API and simulator page under /__fake).")
   .option("-p, --port <port>", "port to listen on", integer, 4010)
-  .option("--host <host>", "interface to bind", "127.0.0.1")
+  .option(
+    "--host <host>",
+    "interface to bind (anything but loopback exposes the fake: a warning is printed)",
+    "127.0.0.1",
+  )
   .option("--seed <seed>", "seed of generated ids and codes", "1")
   .option("--api-key <key>", "accept this one key for every service instead of the defaults")
   .option("--qris-webhook-url <url>", "where QR payment events are sent")
   .option("--orders-webhook-url <url>", "where order-status events are sent before any registration")
   .action(async (options) => {
-    const stop = await serve(options, (line) => console.log(line));
+    const stop = await serve(
+      options,
+      (line) => console.log(line),
+      (line) => console.error(line),
+    );
     const shutdown = () => {
       void stop().then(() => process.exit(0));
     };

@@ -37,12 +37,20 @@ export const DEFAULT_CLOCK_START = Date.UTC(2026, 0, 15, 3, 0, 0);
  * await clock.advance(60_000); // logs "fired"
  */
 export class ManualClock implements Clock {
+  #start: number;
   #now: number;
   #nextId = 1;
   #timers: PendingTimer[] = [];
 
   constructor(start: Date | number = DEFAULT_CLOCK_START) {
-    this.#now = typeof start === "number" ? start : start.getTime();
+    this.#start = typeof start === "number" ? start : start.getTime();
+    this.#now = this.#start;
+  }
+
+  /** Drops every pending timer and moves the clock back to where it started. */
+  reset(): void {
+    this.#timers = [];
+    this.#now = this.#start;
   }
 
   now(): number {
@@ -105,6 +113,13 @@ export class RealClock implements Clock {
     return Date.now() + this.#offset;
   }
 
+  /** Cancels every pending timer and undoes every `advance` (back to the wall clock). */
+  reset(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer.handle);
+    this.#timers.clear();
+    this.#offset = 0;
+  }
+
   setTimer(callback: () => unknown, delayMs: number): TimerId {
     const id = this.#nextId++;
     const due = this.now() + Math.max(0, delayMs);
@@ -138,5 +153,46 @@ export class RealClock implements Clock {
       this.#timers.delete(id);
       await timer.callback();
     }
+  }
+}
+
+/**
+ * A view of a clock someone else owns that remembers the timers set through it, so the fake can cancel its own
+ * timers on `reset()` without touching the owner's.
+ */
+export class TimerScope implements Clock {
+  readonly #inner: Clock;
+  #ids = new Set<TimerId>();
+
+  constructor(inner: Clock) {
+    this.#inner = inner;
+  }
+
+  now(): number {
+    return this.#inner.now();
+  }
+
+  setTimer(callback: () => unknown, delayMs: number): TimerId {
+    const id = this.#inner.setTimer(() => {
+      this.#ids.delete(id);
+      return callback();
+    }, delayMs);
+    this.#ids.add(id);
+    return id;
+  }
+
+  clearTimer(id: TimerId): void {
+    this.#ids.delete(id);
+    this.#inner.clearTimer(id);
+  }
+
+  advance(ms: number): Promise<void> {
+    return this.#inner.advance(ms);
+  }
+
+  /** Cancels every timer set through this scope. */
+  clearAll(): void {
+    for (const id of this.#ids) this.#inner.clearTimer(id);
+    this.#ids.clear();
   }
 }

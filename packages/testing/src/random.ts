@@ -12,11 +12,18 @@ export class SeededRandom {
   #b: number;
   #c: number;
   #d: number;
+  readonly #start: readonly [number, number, number, number];
 
   constructor(seed: string | number = 1) {
     [this.#a, this.#b, this.#c, this.#d] = cyrb128(String(seed));
     // The first outputs of sfc32 are weakly mixed; discard a few.
     for (let i = 0; i < 12; i++) this.next();
+    this.#start = [this.#a, this.#b, this.#c, this.#d];
+  }
+
+  /** Starts the sequence over: the next values are those a new generator with the same seed gives. */
+  reset(): void {
+    [this.#a, this.#b, this.#c, this.#d] = this.#start;
   }
 
   /** A float in [0, 1). */
@@ -63,14 +70,19 @@ export class SeededRandom {
 
   /** A version-4 UUID whose bits come from this generator. */
   uuid(): string {
-    const bytes = new Uint8Array(16);
-    for (let i = 0; i < 16; i++) bytes[i] = this.int(0, 255);
-    bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-    bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    let text = "";
+    for (let i = 0; i < 16; i++) {
+      let byte = this.int(0, 255);
+      if (i === 6) byte = (byte & 0x0f) | 0x40; // version 4
+      if (i === 8) byte = (byte & 0x3f) | 0x80; // RFC 4122 variant
+      if (i === 4 || i === 6 || i === 8 || i === 10) text += "-";
+      text += HEX[byte];
+    }
+    return text;
   }
 }
+
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 // 128-bit string hash used only to spread a seed over sfc32's four words.
 function cyrb128(input: string): [number, number, number, number] {

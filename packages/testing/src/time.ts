@@ -4,12 +4,13 @@ const WIB_OFFSET_MS = 7 * 60 * 60 * 1000;
 
 /** ISO 8601 UTC with milliseconds dropped, as in the webhook samples: `2026-01-15T03:00:00Z`. */
 export function isoUtc(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return `${new Date(ms).toISOString().slice(0, -5)}Z`;
 }
 
 /** `YYYY-MM-DD HH:mm:ss` in Western Indonesia Time (UTC+7) with no zone, as the QR service writes `expiry_time`. */
 export function wibDateTime(ms: number): string {
-  return new Date(ms + WIB_OFFSET_MS).toISOString().slice(0, 19).replace("T", " ");
+  const iso = new Date(ms + WIB_OFFSET_MS).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
 }
 
 /** `YYYY-MM-DD` and `HH:mm` in Western Indonesia Time, as waybill manifests write them. */

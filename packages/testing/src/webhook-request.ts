@@ -82,20 +82,23 @@ export function toWebhookRequest(body: unknown, options: ToWebhookRequestOptions
         : signCallbackBody(rawBody, options.callbackApiKey, options.encoding ?? "hex");
   }
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-  const bytes = new TextEncoder().encode(rawBody);
-  const http: WebhookHttpRequest = {
-    method,
-    url: `${url.pathname}${url.search}`,
-    headers: { ...headers },
-    rawBody: bytes,
-    ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
-  };
+  let http: WebhookHttpRequest | undefined;
   return {
     method,
     url: url.toString(),
     headers,
     rawBody,
-    http,
+    // Made on first read: the fake's dispatcher only needs the Request.
+    get http() {
+      http ??= {
+        method,
+        url: `${url.pathname}${url.search}`,
+        headers: { ...headers },
+        rawBody: new TextEncoder().encode(rawBody),
+        ...(options.remoteAddress === undefined ? {} : { remoteAddress: options.remoteAddress }),
+      };
+      return http;
+    },
     toRequest: () => new Request(url, { method, headers, body: rawBody }),
   };
 }

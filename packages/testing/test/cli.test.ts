@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isLoopbackHost } from "../src/cli/serve.js";
 
 const bin = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const children: ChildProcess[] = [];
@@ -78,6 +79,10 @@ describe("kirimbayar-fake CLI", () => {
     expect(cli.output()).toContain(`listening on http://127.0.0.1:${port}`);
     expect(cli.output()).toContain("test_qris_key");
     expect(cli.output()).toMatch(/shipping\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+    expect(cli.output()).toContain(
+      `Simulator page (pay, expire, cancel, move the clock, watch webhooks): http://127.0.0.1:${port}/__fake/simulator`,
+    );
+    expect(cli.output()).not.toContain("WARNING");
     const response = await fetch(`http://127.0.0.1:${port}/user/api/v1/qr/generate-qris`, {
       method: "POST",
       headers: { "X-API-Key": "test_qris_key", "content-type": "application/json" },
@@ -92,6 +97,16 @@ describe("kirimbayar-fake CLI", () => {
     expect((await paid.json()).status).toBe("paid");
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
+  });
+
+  it("serve --host warns before binding to an address other machines can reach", async () => {
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: the warning is printed, then listening fails.
+    const cli = run(["serve", "--host", "192.0.2.1", "--port", "0"]);
+    expect(await cli.exited).toBe(2);
+    expect(cli.output()).toContain("WARNING: binding to 192.0.2.1 exposes a fake payment provider to other machines");
+    expect(cli.output()).toMatch(/kirimbayar-fake: listen EADDRNOTAVAIL/);
+    expect(["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"].every(isLoopbackHost)).toBe(true);
+    expect(["0.0.0.0", "::", "192.168.1.10", "my-laptop.local"].some(isLoopbackHost)).toBe(false);
   });
 
   it("trigger payment.success sends a valid QR event with the token and prints the response", async () => {

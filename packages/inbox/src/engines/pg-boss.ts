@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import type {
   ConsumeOptions,
@@ -72,15 +73,25 @@ export interface PgBossInboxOptions {
   /** Days a dead letter is kept (default 365). */
   deadLetterRetentionDays?: number;
   /**
-   * Delay before the first retry, in whole seconds (default 1). pg-boss then doubles it (with jitter) on each retry;
-   * it caps the growth itself, so the worker's `retry.maxDelayMs` does not apply on this engine.
+   * Send jobs as a named prepared statement, parsed and planned once per connection (default `true`). pg-boss sends
+   * its long INSERT as text, which PostgreSQL parses and plans on every enqueue: most of an inbox-mode delivery's
+   * cost. Turn it off for a pg-boss whose `db` is not `pg`'s pool, or behind a transaction-mode pgbouncer.
    */
-  retryDelaySeconds?: number;
+  preparedStatements?: boolean;
+  /**
+   * Events taken per fetch (default: the larger of the worker's concurrency and 100; at most `concurrency` run at
+   * once). pg-boss 10 reads and sorts every waiting job of the queue on each fetch, so with a deep backlog the
+   * number of fetches, not the handlers, decides the throughput. Fetched events wait in the worker, their
+   * `expireInSeconds` running: keep `fetchBatchSize / concurrency` times your slowest handler below it.
+   */
+  fetchBatchSize?: number;
 }
 
 interface JobData {
   message: InboxMessage;
   replayedAt?: number;
+  /** Every failed try so far: kept in the job's data, which pg-boss carries over when a job expires. */
+  attempts?: InboxAttempt[];
 }
 
 interface DeadData extends JobData {
@@ -94,8 +105,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /**
  * An inbox on pg-boss 10 (PostgreSQL: the shop's own database). A job's id is derived from the event's idempotency
  * key, so a redelivery adds no second job while the first exists (queued, running, or kept after it finished). A
- * failed try goes back through pg-boss's retry (its backoff); each try's error is kept in the job's output. Dead
- * letters are jobs of `<name>-dead` that no worker takes.
+ * failed try goes back through pg-boss's retry, due after the delay the worker's retry policy chose; each try's error
+ * is kept in the job's data. Dead letters are jobs of `<name>-dead` that no worker takes.
  *
  * @example
  * const boss = await new PgBoss(process.env.DATABASE_URL!).start();
@@ -114,8 +125,11 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
   const retentionDays = options.deadLetterRetentionDays ?? 365;
   const sendOptions = {
     retryLimit: 1_000_000, // the worker decides when an event is dead (its retry period), not a count
-    retryDelay: Math.max(1, Math.round(options.retryDelaySeconds ?? 1)),
-    retryBackoff: true,
+    // After a failed try the worker's retry policy sets the delay (runBatch). pg-boss's own delay applies only to an
+    // event whose worker died (its job expired, after expireInSeconds already): 1 s, flat. Its backoff would double
+    // on every try before, up to 2^16 s: after a few quick retries, a day's wait for one killed worker.
+    retryDelay: 1,
+    retryBackoff: false,
     expireInSeconds,
     retentionDays: 30,
   };
@@ -123,6 +137,19 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
     if ((await boss.getQueue(queue)) === null) await boss.createQueue(queue);
   }
   const sql = (text: string, values: unknown[]) => boss.getDb().executeSql(text, values);
+  // pg's Pool.query takes a query config in place of the text; named, it is prepared once per connection.
+  const statementNames = new Map<string, string>();
+  const preparedDb: PgBossDb = {
+    executeSql(text, values) {
+      let statement = statementNames.get(text);
+      if (statement === undefined) {
+        statement = `kirimbayar_inbox_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
+        statementNames.set(text, statement);
+      }
+      return boss.getDb().executeSql({ name: statement, text } as unknown as string, values);
+    },
+  };
+  const prepared = options.preparedStatements === false ? {} : { db: preparedDb };
   const jobs = `"${schema}".job`;
 
   function deadLetterOf(row: { id: string; data: unknown }): DeadLetter {
@@ -135,7 +162,11 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
     name,
 
     async enqueue(message) {
-      const id = await boss.send(name, { message } satisfies JobData, { ...sendOptions, id: uuidOfKey(message.key) });
+      const id = await boss.send(name, { message } satisfies JobData, {
+        ...sendOptions,
+        ...prepared,
+        id: uuidOfKey(message.key),
+      });
       return id === null ? "duplicate" : "queued";
     },
 
@@ -149,7 +180,8 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
     },
 
     async consume(decide, consumeOptions: ConsumeOptions = {}): Promise<InboxConsumer> {
-      const batchSize = consumeOptions.concurrency ?? 10;
+      const concurrency = consumeOptions.concurrency ?? 10;
+      const batchSize = Math.max(concurrency, options.fetchBatchSize ?? 100);
       let stopping = false;
       let wake: (() => void) | undefined;
       const loop = (async () => {
@@ -167,7 +199,7 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
             });
             continue;
           }
-          await runBatch(batch, decide);
+          await runBatch(batch, decide, concurrency);
         }
       })();
       return {
@@ -199,7 +231,7 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
       const { message } = job.data as DeadData;
       // The finished original still holds the id in the queue: make room for the replay.
       await boss.deleteJob(name, id);
-      await boss.send(name, { message, replayedAt: Date.now() } satisfies JobData, { ...sendOptions, id });
+      await boss.send(name, { message, replayedAt: Date.now() } satisfies JobData, { ...sendOptions, ...prepared, id });
       await boss.deleteJob(deadName, id);
       return true;
     },
@@ -237,48 +269,77 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
   };
   return inbox;
 
-  // Runs a fetched batch at once, then records the outcomes: one statement completes every finished event.
-  async function runBatch(batch: PgBossJob[], decide: (delivery: InboxDelivery) => Promise<InboxVerdict>) {
+  // Runs a fetched batch, at most `concurrency` events at once, then records the outcomes: one statement completes
+  // every finished event.
+  async function runBatch(
+    batch: PgBossJob[],
+    decide: (delivery: InboxDelivery) => Promise<InboxVerdict>,
+    concurrency: number,
+  ) {
     const done: string[] = [];
+    let next = 0;
+    const runOne = async (job: PgBossJob) => {
+      const data = job.data as JobData;
+      const attempt = (job.retryCount ?? 0) + 1;
+      let verdict: InboxVerdict;
+      try {
+        verdict = await decide({
+          message: data.message,
+          attempt,
+          periodStartedAt: data.replayedAt ?? data.message.receivedAt,
+        });
+      } catch (error) {
+        verdict = { kind: "retry", error: String(error), delayMs: 0 };
+      }
+      if (verdict.kind === "done") {
+        done.push(job.id);
+        return;
+      }
+      const now = Date.now();
+      const attempts = [...previousAttempts(job, attempt, now), { at: now, attempt, error: verdict.error }];
+      try {
+        if (verdict.kind === "retry") {
+          // Into the job's data first: pg-boss replaces the output of a job that expires (a worker killed later).
+          await sql(`UPDATE ${jobs} SET data = jsonb_set(data, '{attempts}', $3::jsonb) WHERE name = $1 AND id = $2`, [
+            name,
+            job.id,
+            JSON.stringify(attempts),
+          ]);
+          await boss.fail(name, job.id, { attempts });
+          await sql(
+            `UPDATE ${jobs} SET start_after = now() + $3 * interval '1 millisecond' WHERE name = $1 AND id = $2 AND state = 'retry'`,
+            [name, job.id, Math.max(0, Math.round(verdict.delayMs))],
+          );
+        } else {
+          const dead: DeadData = { message: data.message, attempts, deadAt: now };
+          // Written before the original is finished: a crash in between leaves both, and a replay of an event
+          // applied meanwhile is a duplicate for the idempotency store.
+          await boss.send(deadName, dead, { ...prepared, id: job.id, retentionDays, retryLimit: 0 });
+          await boss.complete(name, job.id, { dead: true, attempts });
+        }
+      } catch {
+        // The job stays active and comes back when it expires.
+      }
+    };
     await Promise.all(
-      batch.map(async (job) => {
-        const data = job.data as JobData;
-        const attempt = (job.retryCount ?? 0) + 1;
-        let verdict: InboxVerdict;
-        try {
-          verdict = await decide({
-            message: data.message,
-            attempt,
-            periodStartedAt: data.replayedAt ?? data.message.receivedAt,
-          });
-        } catch (error) {
-          verdict = { kind: "retry", error: String(error), delayMs: 0 };
-        }
-        if (verdict.kind === "done") {
-          done.push(job.id);
-          return;
-        }
-        const attempts = [...previousAttempts(job.output), { at: Date.now(), attempt, error: verdict.error }];
-        try {
-          if (verdict.kind === "retry") {
-            await boss.fail(name, job.id, { attempts });
-          } else {
-            const dead: DeadData = { message: data.message, attempts, deadAt: Date.now() };
-            // Written before the original is finished: a crash in between leaves both, and a replay of an event
-            // applied meanwhile is a duplicate for the idempotency store.
-            await boss.send(deadName, dead, { id: job.id, retentionDays, retryLimit: 0 });
-            await boss.complete(name, job.id, { dead: true, attempts });
-          }
-        } catch {
-          // The job stays active and comes back when it expires.
-        }
+      Array.from({ length: Math.min(concurrency, batch.length) }, async () => {
+        while (next < batch.length) await runOne(batch[next++] as PgBossJob);
       }),
     );
     if (done.length > 0) await boss.complete(name, done).catch(() => {});
   }
 }
 
-function previousAttempts(output: unknown): InboxAttempt[] {
-  const attempts = (output as { attempts?: unknown } | null | undefined)?.attempts;
-  return Array.isArray(attempts) ? (attempts as InboxAttempt[]) : [];
+/** A try that ended without a verdict: its job expired (worker killed or stopped, or a handler too slow). */
+const UNFINISHED = "no verdict: the worker stopped or crashed during this try, or it ran past expireInSeconds";
+
+// The tries recorded before this one (the job's data; its output for a job failed by an older version), with an
+// entry for each try in between that never reported.
+function previousAttempts(job: PgBossJob, attempt: number, now: number): InboxAttempt[] {
+  const kept = (job.data as JobData).attempts ?? (job.output as { attempts?: unknown } | null | undefined)?.attempts;
+  const attempts = Array.isArray(kept) ? [...(kept as InboxAttempt[])] : [];
+  for (let missing = (attempts.at(-1)?.attempt ?? 0) + 1; missing < attempt; missing++) {
+    attempts.push({ at: now, attempt: missing, error: UNFINISHED });
+  }
+  return attempts;
 }

@@ -1,5 +1,5 @@
 import { createFakeProvider } from "../fake/provider.js";
-import { CONTROL_PREFIX } from "../fake/routes/control.js";
+import { CONTROL_PREFIX, SIMULATOR_PATH } from "../fake/routes/control.js";
 import { FAKE_SERVICES, KEY_LOCATION } from "../fake/services.js";
 
 /** Options of `kirimbayar-fake serve`. */
@@ -21,8 +21,28 @@ const BASE_PATHS: Record<(typeof FAKE_SERVICES)[number], string> = {
   orders: "/order/api/v1",
 };
 
+/** Whether `host` only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/** What `serve` prints before binding to an interface other machines can reach. */
+export function exposureWarning(host: string): string {
+  return [
+    `WARNING: binding to ${host} exposes a fake payment provider to other machines: anyone who can reach this port`,
+    "can pay, expire and cancel payments, move orders and send webhooks to your app through its unauthenticated",
+    "control API and simulator page. Use it only on a network you trust; the default is 127.0.0.1.",
+  ].join("\n");
+}
+
 /** Starts the fake on a real port with the wall clock and prints what to configure. Resolves to a stop function. */
-export async function serve(options: ServeOptions, log: (line: string) => void): Promise<() => Promise<void>> {
+export async function serve(
+  options: ServeOptions,
+  log: (line: string) => void,
+  warn: (line: string) => void = log,
+): Promise<() => Promise<void>> {
+  if (!isLoopbackHost(options.host)) warn(exposureWarning(options.host));
   const provider = createFakeProvider({
     clock: "real",
     seed: options.seed,
@@ -35,6 +55,7 @@ export async function serve(options: ServeOptions, log: (line: string) => void):
   });
   const server = await provider.listen({ port: options.port, host: options.host });
   log(`kirimbayar fake provider listening on ${server.url}`);
+  log(`Simulator page (pay, expire, cancel, move the clock, watch webhooks): ${server.url}${SIMULATOR_PATH}`);
   log("");
   log("Use this base URL for every client (payment, QRIS, shipping current/Pro/Starter, orders):");
   for (const service of FAKE_SERVICES) {
@@ -50,9 +71,9 @@ export async function serve(options: ServeOptions, log: (line: string) => void):
   log("");
   log(`Control API (no auth, JSON): ${server.url}${CONTROL_PREFIX}`);
   log("  POST /qris/pay {history_id}   POST /qris/expire {history_id}   PUT /qris/webhook-url {url}");
-  log("  POST /payments/pay {payment_id}   POST /payments/expire {payment_id}");
+  log("  POST /payments/pay {payment_id}   POST /payments/expire {payment_id}   POST /payments/cancel {payment_id}");
   log("  POST /orders {courier?}   POST /orders/status {order_no, status}");
-  log("  POST /clock/advance {ms}   GET /deliveries");
+  log("  POST /clock/advance {ms}   POST /webhooks/fail-next {count}   GET /state   GET /deliveries");
   log("Press Ctrl+C to stop.");
   return () => server.close();
 }

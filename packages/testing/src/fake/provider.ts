@@ -1,11 +1,12 @@
-import { type Clock, ManualClock, RealClock } from "../clock.js";
+import { type Clock, ManualClock, RealClock, TimerScope } from "../clock.js";
 import { createFixtureContext } from "../fixtures/context.js";
 import type { OrderStatus } from "../fixtures/orders.js";
 import type { PaymentRecord } from "../fixtures/payment.js";
 import { QRIS_DEFAULT_EXPIRY_MS, type QrisWebhookShape } from "../fixtures/qris.js";
 import type { CallbackAuthMode } from "../webhook-request.js";
-import { ABORTED, createFakeApp, NETWORK_FAILURE, type RecordedRequest } from "./app.js";
+import { ABORTED, fakeApp, NETWORK_FAILURE, type RecordedRequest } from "./app.js";
 import { FaultQueue, type FaultSpec } from "./faults.js";
+import { inProcessRequest } from "./in-process-request.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { type ListenOptions, listen, type RunningServer } from "./server.js";
 import { type ApiKeysOption, type FakeService, resolveApiKeys } from "./services.js";
@@ -13,7 +14,7 @@ import { type CreateOrderInput, type FakeOrder, OrderStore } from "./state/order
 import { type FakePayment, PaymentStore } from "./state/payments.js";
 import { type FakeQrCode, type FakeQrisConfig, QrisStore } from "./state/qris.js";
 import { type DeliveryAttempt, WebhookDispatcher } from "./webhooks.js";
-import type { World } from "./world.js";
+import type { FakeDeps, World } from "./world.js";
 
 /** Options of {@link createFakeProvider}. */
 export interface FakeProviderOptions {
@@ -33,7 +34,10 @@ export interface FakeProviderOptions {
     qrisUrl?: string;
     /** Where order-status events go before any `PUT /order/api/v1/webhook`. */
     ordersUrl?: string;
-    /** Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process. Default: `fetch`. */
+    /**
+     * Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process. Default: `fetch`.
+     * The Requests it gets carry no abort signal; an attempt still ends as a timeout after `timeoutMs`.
+     */
     fetch?: (request: Request) => Promise<Response>;
     /** Delays before each retry. Default `[60_000, 300_000, 900_000]` (1, 5, 15 minutes). */
     retryDelaysMs?: readonly number[];
@@ -58,8 +62,9 @@ export interface FakeProviderOptions {
   /** Lifetime of a payment created without `expiry_duration`, in seconds. Default 86 400. */
   paymentExpirySeconds?: number;
   /**
-   * Serve the unauthenticated control API under `/__fake` (pay, expire, orders, clock, deliveries), for driving a
-   * standalone fake over HTTP. Default `false`; `kirimbayar-fake serve` turns it on.
+   * Serve the unauthenticated control API and the simulator page under `/__fake` (pay, expire, cancel, orders, clock,
+   * failing deliveries, state), for driving a standalone fake over HTTP or by hand. Default `false`;
+   * `kirimbayar-fake serve` turns it on. Bind such a server to loopback only.
    */
   controlApi?: boolean;
 }
@@ -120,6 +125,13 @@ export interface FakeProvider {
     /** Sends the queued deliveries, newest first by default (out of order). */
     release(order?: "reverse" | "fifo"): Promise<void>;
     readonly heldCount: number;
+    /**
+     * The next `count` delivery attempts (first tries and retries) fail without reaching the app, as a dropped
+     * connection would; each is retried on the usual schedule. `failNext(0)` disarms.
+     */
+    failNext(count?: number): void;
+    /** Attempts still to fail (see {@link FakeProvider.webhooks.failNext}). */
+    readonly pendingFailures: number;
   };
   /** Arms a fault for the next matching request(s). */
   failNext(fault: FaultSpec): void;
@@ -129,6 +141,15 @@ export interface FakeProvider {
   setLatency(ms: number): void;
   /** Serves the same fake over HTTP. */
   listen(options?: ListenOptions): Promise<RunningServer>;
+  /**
+   * Forgets everything that happened, so one fake can serve a whole test suite (`afterEach(() => fake.reset())`):
+   * payments, QR codes, orders, deliveries, recorded requests, rate-limit counters, armed faults, latency, held,
+   * duplicated and failing deliveries, webhook URLs and shape set since creation, and the ids drawn from the seed.
+   * A clock the fake made (`"manual"`, a `Date`, `"real"`) goes back to its start; a `Clock` you passed keeps its
+   * time, and only the fake's timers on it are cancelled. Read `deliveries` and `requests` again after a reset.
+   * Cheaper than a new fake; a running `listen()` server keeps serving the reset fake.
+   */
+  reset(): void;
 }
 
 function webhookShape(shape: QrisWebhookShape | undefined): QrisWebhookShape {
@@ -136,11 +157,20 @@ function webhookShape(shape: QrisWebhookShape | undefined): QrisWebhookShape {
   throw new TypeError(`qrisShape must be "envelope" or "flat", got ${JSON.stringify(shape)}`);
 }
 
-function resolveClock(option: FakeProviderOptions["clock"]): Clock {
-  if (option === undefined || option === "manual") return new ManualClock();
-  if (option === "real") return new RealClock();
-  if (option instanceof Date) return new ManualClock(option);
-  return option;
+/** The clock, the view of it the fake sets its timers through, and how `reset()` rewinds it. */
+function resolveClock(option: FakeProviderOptions["clock"]): { clock: Clock; timers: Clock; rewind(): void } {
+  const owned =
+    option === undefined || option === "manual"
+      ? new ManualClock()
+      : option === "real"
+        ? new RealClock()
+        : option instanceof Date
+          ? new ManualClock(option)
+          : undefined;
+  if (owned) return { clock: owned, timers: owned, rewind: () => owned.reset() };
+  const clock = option as Clock;
+  const scope = new TimerScope(clock);
+  return { clock, timers: scope, rewind: () => scope.clearAll() };
 }
 
 /**
@@ -155,42 +185,41 @@ function resolveClock(option: FakeProviderOptions["clock"]): Clock {
  * await provider.clock.advance(15 * 60_000);           // other codes expire → payment.expired
  */
 export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvider {
-  const clock = resolveClock(options.clock);
-  const ctx = createFixtureContext({ seed: options.seed ?? 1, now: () => clock.now() });
+  const { clock, timers, rewind } = resolveClock(options.clock);
+  const seed = options.seed ?? 1;
   const webhookOptions = options.webhooks ?? {};
-  const dispatcher = new WebhookDispatcher(clock, {
-    ...(webhookOptions.fetch ? { fetch: webhookOptions.fetch } : {}),
-    ...(webhookOptions.retryDelaysMs ? { retryDelaysMs: webhookOptions.retryDelaysMs } : {}),
-    ...(webhookOptions.timeoutMs === undefined ? {} : { timeoutMs: webhookOptions.timeoutMs }),
-    ...(webhookOptions.callbackAuth ? { callbackAuth: webhookOptions.callbackAuth } : {}),
-  });
+  const shape = webhookShape(webhookOptions.qrisShape);
+  const ctx = createFixtureContext({ seed, now: () => timers.now() });
+  const dispatcher = new WebhookDispatcher(timers, webhookOptions);
   const world: World = {
     ctx,
-    clock,
+    clock: timers,
     dispatcher,
-    payments: new PaymentStore(ctx, clock, dispatcher, options.paymentExpirySeconds ?? 86_400),
-    qris: new QrisStore(ctx, clock, dispatcher, options.qrisExpiryMs ?? QRIS_DEFAULT_EXPIRY_MS, webhookOptions.qrisUrl),
-    orders: new OrderStore(ctx, clock, dispatcher, webhookOptions.ordersMethod ?? "POST"),
+    payments: new PaymentStore(ctx, timers, dispatcher, options.paymentExpirySeconds ?? 86_400),
+    qris: new QrisStore(
+      ctx,
+      timers,
+      dispatcher,
+      options.qrisExpiryMs ?? QRIS_DEFAULT_EXPIRY_MS,
+      webhookOptions.qrisUrl,
+    ),
+    orders: new OrderStore(ctx, timers, dispatcher, webhookOptions.ordersMethod ?? "POST"),
   };
   world.orders.webhookUrl = webhookOptions.ordersUrl;
-  world.qris.webhookShape = webhookShape(webhookOptions.qrisShape);
-  const keys = resolveApiKeys(options.apiKeys);
-  const faults = new FaultQueue();
-  const requests: RecordedRequest[] = [];
-  let latencyMs = options.latencyMs ?? 0;
-  const app = createFakeApp({
+  world.qris.webhookShape = shape;
+  const deps: FakeDeps = {
     world,
-    keys,
-    rateLimiter: options.rateLimit === false ? undefined : new RateLimiter(clock, options.rateLimit ?? {}),
-    faults,
-    latencyMs: () => latencyMs,
-    requests,
-    controlApi: options.controlApi ?? false,
-  });
-  const handle = async (request: Request): Promise<Response> => app.fetch(request);
+    keys: resolveApiKeys(options.apiKeys),
+    rateLimiter: options.rateLimit === false ? undefined : new RateLimiter(timers, options.rateLimit ?? {}),
+    faults: new FaultQueue(),
+    latencyMs: options.latencyMs ?? 0,
+    requests: [],
+  };
+  const app = fakeApp(options.controlApi ?? false);
+  const handle = async (request: Request): Promise<Response> => app.fetch(request, deps);
 
   const inProcessFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = new Request(input, init);
+    const request = inProcessRequest(input, init);
     if (request.signal.aborted) throw request.signal.reason;
     const response = await handle(request);
     if (ABORTED.has(response)) throw request.signal.reason;
@@ -203,64 +232,176 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     return response;
   };
 
-  return {
-    fetch: inProcessFetch,
-    baseUrl: "https://fake.kirimbayar.test",
-    clock,
-    apiKeys: keys,
-    deliveries: dispatcher.attempts,
-    requests,
-    payments: {
-      pay: (id) => world.payments.pay(id),
-      expire: (id) => world.payments.expire(id),
-      get: (id) => world.payments.get(id),
-      list: () => world.payments.list(),
-    },
-    qris: {
-      pay: (id, payOptions) => world.qris.pay(id, payOptions),
-      expire: (id) => world.qris.expire(id),
-      get: (id) => world.qris.get(id),
-      list: () => world.qris.list(),
-      addConfig: (name) => world.qris.addConfig(name),
-      setWebhookUrl: (url) => {
-        world.qris.webhookUrl = url;
-      },
-      get webhookUrl() {
-        return world.qris.webhookUrl;
-      },
-      setWebhookShape: (shape) => {
-        world.qris.webhookShape = webhookShape(shape);
-      },
-      get webhookShape() {
-        return world.qris.webhookShape;
-      },
-    },
-    orders: {
-      create: (input) => world.orders.create(input),
-      setStatus: (orderNo, status) => world.orders.setStatus(orderNo, status),
-      get: (orderNo) => world.orders.get(orderNo),
-      list: () => world.orders.list(),
-      setWebhookUrl: (url) => {
-        world.orders.webhookUrl = url;
-      },
-      get webhookUrl() {
-        return world.orders.webhookUrl;
-      },
-    },
-    webhooks: {
-      settled: () => dispatcher.settled(),
-      duplicateNext: (copies) => dispatcher.duplicateNext(copies),
-      hold: () => dispatcher.hold(),
-      release: (order) => dispatcher.release(order),
-      get heldCount() {
-        return dispatcher.heldCount;
-      },
-    },
-    failNext: (fault) => faults.add(fault),
-    clearFaults: () => faults.clear(),
-    setLatency: (ms) => {
-      latencyMs = ms;
-    },
-    listen: (listenOptions) => listen(handle, listenOptions),
+  // Clears in place what a test can change; the objects, the keys and the app (shared by every fake of the process,
+  // router compiled once) stay, which is what makes a reset cheaper than a new fake.
+  const reset = () => {
+    rewind();
+    ctx.random.reset();
+    dispatcher.clear();
+    world.payments.clear();
+    world.qris.clear();
+    world.orders.clear();
+    world.qris.webhookUrl = webhookOptions.qrisUrl;
+    world.qris.webhookShape = shape;
+    world.orders.webhookUrl = webhookOptions.ordersUrl;
+    deps.rateLimiter?.clear();
+    deps.faults.clear();
+    deps.latencyMs = options.latencyMs ?? 0;
+    deps.requests = [];
   };
+  return new Fake(deps, clock, inProcessFetch, handle, reset);
+}
+
+const BASE_URL = "https://fake.kirimbayar.test";
+
+// Classes rather than an object literal of closures and getters: a test suite builds a fake per test, and the
+// literal cost several times what these cost. The top-level methods stay own functions, so `afterEach(fake.reset)`
+// and a destructured `failNext` keep working.
+class Fake implements FakeProvider {
+  readonly baseUrl = BASE_URL;
+  readonly apiKeys: Readonly<Record<FakeService, readonly string[]>>;
+  readonly payments: PaymentsHandle;
+  readonly qris: QrisHandle;
+  readonly orders: OrdersHandle;
+  readonly webhooks: WebhooksHandle;
+  readonly failNext: (fault: FaultSpec) => void;
+  readonly clearFaults: () => void;
+  readonly setLatency: (ms: number) => void;
+  readonly listen: (options?: ListenOptions) => Promise<RunningServer>;
+  readonly #deps: FakeDeps;
+
+  constructor(
+    deps: FakeDeps,
+    readonly clock: Clock,
+    readonly fetch: FakeProvider["fetch"],
+    handle: (request: Request) => Promise<Response>,
+    readonly reset: () => void,
+  ) {
+    this.#deps = deps;
+    this.apiKeys = deps.keys;
+    this.payments = new PaymentsHandle(deps);
+    this.qris = new QrisHandle(deps);
+    this.orders = new OrdersHandle(deps);
+    this.webhooks = new WebhooksHandle(deps);
+    this.failNext = (fault) => deps.faults.add(fault);
+    this.clearFaults = () => deps.faults.clear();
+    this.setLatency = (ms) => {
+      deps.latencyMs = ms;
+    };
+    this.listen = (listenOptions) => listen(handle, listenOptions);
+  }
+
+  get deliveries(): readonly DeliveryAttempt[] {
+    return this.#deps.world.dispatcher.attempts;
+  }
+
+  get requests(): readonly RecordedRequest[] {
+    return this.#deps.requests;
+  }
+}
+
+class PaymentsHandle implements Readonly<FakeProvider["payments"]> {
+  readonly #deps: FakeDeps;
+  constructor(deps: FakeDeps) {
+    this.#deps = deps;
+  }
+  pay(paymentId: string): Promise<PaymentRecord> {
+    return this.#deps.world.payments.pay(paymentId);
+  }
+  expire(paymentId: string): Promise<PaymentRecord> {
+    return this.#deps.world.payments.expire(paymentId);
+  }
+  get(paymentId: string): FakePayment | undefined {
+    return this.#deps.world.payments.get(paymentId);
+  }
+  list(): FakePayment[] {
+    return this.#deps.world.payments.list();
+  }
+}
+
+class QrisHandle implements Readonly<FakeProvider["qris"]> {
+  readonly #deps: FakeDeps;
+  constructor(deps: FakeDeps) {
+    this.#deps = deps;
+  }
+  pay(historyId: string, options?: { paymentProvider?: string }): Promise<FakeQrCode> {
+    return this.#deps.world.qris.pay(historyId, options);
+  }
+  expire(historyId: string): Promise<FakeQrCode> {
+    return this.#deps.world.qris.expire(historyId);
+  }
+  get(historyId: string): FakeQrCode | undefined {
+    return this.#deps.world.qris.get(historyId);
+  }
+  list(): FakeQrCode[] {
+    return this.#deps.world.qris.list();
+  }
+  addConfig(name: string): FakeQrisConfig {
+    return this.#deps.world.qris.addConfig(name);
+  }
+  setWebhookUrl(url: string | undefined): void {
+    this.#deps.world.qris.webhookUrl = url;
+  }
+  get webhookUrl(): string | undefined {
+    return this.#deps.world.qris.webhookUrl;
+  }
+  setWebhookShape(shape: QrisWebhookShape): void {
+    this.#deps.world.qris.webhookShape = webhookShape(shape);
+  }
+  get webhookShape(): QrisWebhookShape {
+    return this.#deps.world.qris.webhookShape;
+  }
+}
+
+class OrdersHandle implements Readonly<FakeProvider["orders"]> {
+  readonly #deps: FakeDeps;
+  constructor(deps: FakeDeps) {
+    this.#deps = deps;
+  }
+  create(input?: CreateOrderInput): FakeOrder {
+    return this.#deps.world.orders.create(input);
+  }
+  setStatus(orderNo: string, status: OrderStatus): Promise<FakeOrder> {
+    return this.#deps.world.orders.setStatus(orderNo, status);
+  }
+  get(orderNo: string): FakeOrder | undefined {
+    return this.#deps.world.orders.get(orderNo);
+  }
+  list(): FakeOrder[] {
+    return this.#deps.world.orders.list();
+  }
+  setWebhookUrl(url: string | undefined): void {
+    this.#deps.world.orders.webhookUrl = url;
+  }
+  get webhookUrl(): string | undefined {
+    return this.#deps.world.orders.webhookUrl;
+  }
+}
+
+class WebhooksHandle implements Readonly<FakeProvider["webhooks"]> {
+  readonly #deps: FakeDeps;
+  constructor(deps: FakeDeps) {
+    this.#deps = deps;
+  }
+  settled(): Promise<void> {
+    return this.#deps.world.dispatcher.settled();
+  }
+  duplicateNext(copies?: number): void {
+    this.#deps.world.dispatcher.duplicateNext(copies);
+  }
+  hold(): void {
+    this.#deps.world.dispatcher.hold();
+  }
+  release(order?: "reverse" | "fifo"): Promise<void> {
+    return this.#deps.world.dispatcher.release(order);
+  }
+  get heldCount(): number {
+    return this.#deps.world.dispatcher.heldCount;
+  }
+  failNext(count?: number): void {
+    this.#deps.world.dispatcher.failNext(count);
+  }
+  get pendingFailures(): number {
+    return this.#deps.world.dispatcher.pendingFailures;
+  }
 }

@@ -31,6 +31,11 @@ export class RateLimiter {
     this.windowMs = options.windowMs ?? 60_000;
   }
 
+  /** Forgets every window's count. */
+  clear(): void {
+    this.#windows.clear();
+  }
+
   /** Counts one request for `key` and says whether it is over the limit. */
   hit(key: string): RateLimitVerdict {
     const now = this.#clock.now();

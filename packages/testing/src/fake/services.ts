@@ -32,6 +32,21 @@ export type ApiKeysOption = string | Partial<Record<FakeService, string | readon
 
 /** Normalises the `apiKeys` option to a list of accepted keys per service. */
 export function resolveApiKeys(option: ApiKeysOption | undefined): Record<FakeService, readonly string[]> {
+  if (option === undefined) {
+    if (!defaultKeys) {
+      defaultKeys = build(undefined);
+      for (const keys of Object.values(defaultKeys)) Object.freeze(keys);
+      Object.freeze(defaultKeys);
+    }
+    return defaultKeys;
+  }
+  return build(option);
+}
+
+// Most fakes take the default keys: one frozen copy serves them all.
+let defaultKeys: Record<FakeService, readonly string[]> | undefined;
+
+function build(option: ApiKeysOption | undefined): Record<FakeService, readonly string[]> {
   const entries = FAKE_SERVICES.map((service) => {
     if (typeof option === "string") return [service, [option]] as const;
     const configured = option?.[service];

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.js";
-import { type CallbackAuthMode, toWebhookRequest } from "../webhook-request.js";
+import { type CallbackAuthMode, signCallbackBody } from "../webhook-request.js";
 
 /** Which sender a delivery imitates. */
 export type WebhookSource = "qris" | "payment" | "orders";
@@ -29,6 +29,10 @@ export interface DeliveryAttempt {
   error?: string;
   /** Whether this answer stops the retries. */
   acknowledged: boolean;
+  /** Clock time of the retry this attempt scheduled; absent when acknowledged or when the retries ran out. */
+  nextAttemptAt?: Date;
+  /** True when `webhooks.failNext(n)` made this attempt fail without reaching the app. */
+  injectedFailure?: boolean;
 }
 
 /** A webhook to deliver. */
@@ -58,7 +62,8 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000, 900_
 
 const SECRET_PARAM = /token|secret|key|signature|sig/i;
 
-function redactUrl(raw: string): string {
+/** The URL with the values of query parameters named like token/secret/key replaced by `[redacted]`. */
+export function redactUrl(raw: string): string {
   const url = new URL(raw);
   for (const name of [...url.searchParams.keys()]) {
     if (SECRET_PARAM.test(name)) url.searchParams.set(name, "[redacted]");
@@ -66,7 +71,18 @@ function redactUrl(raw: string): string {
   return url.toString();
 }
 
-async function acknowledges(source: WebhookSource, status: number, text: string): Promise<boolean> {
+let lastRedacted: { url: string; redacted: string } | undefined;
+
+/** What goes on the wire for one job. */
+interface Wire {
+  method: string;
+  rawBody: string;
+  headers: Record<string, string>;
+  /** The headers as the log keeps them (a plain callback key redacted). */
+  shown: Record<string, string>;
+}
+
+function acknowledges(source: WebhookSource, status: number, text: string): boolean {
   if (status !== 200) return false;
   // The order service only needs a 200; the payment senders want `{ success, message }`.
   if (source === "orders") return true;
@@ -83,13 +99,16 @@ async function acknowledges(source: WebhookSource, status: number, text: string)
  * retries run out. Supports holding deliveries to release them out of order, and duplicating the next one.
  */
 export class WebhookDispatcher {
-  readonly attempts: DeliveryAttempt[] = [];
+  /** Every attempt since creation or the last {@link clear}. */
+  attempts: DeliveryAttempt[] = [];
   #clock: Clock;
   #options: DispatcherOptions;
   #inFlight = new Set<Promise<unknown>>();
   #held: WebhookJob[] | undefined;
   #duplicates = 0;
+  #failures = 0;
   #nextId = 1;
+  #wires = new WeakMap<WebhookJob, Wire>();
 
   constructor(clock: Clock, options: DispatcherOptions = {}) {
     this.#clock = clock;
@@ -107,9 +126,32 @@ export class WebhookDispatcher {
     await this.#track(this.#attempt(job, `dlv_${String(this.#nextId++).padStart(6, "0")}`, 1, copies));
   }
 
+  /**
+   * Starts a new log and drops held deliveries and armed duplicates and failures (`provider.reset()`; retries are
+   * timers, which the provider clears with the clock). An attempt still in flight lands in the old log.
+   */
+  clear(): void {
+    this.attempts = [];
+    this.#held = undefined;
+    this.#duplicates = 0;
+    this.#failures = 0;
+    this.#nextId = 1;
+  }
+
   /** The next dispatched event is sent `1 + copies` times in a row. */
   duplicateNext(copies = 1): void {
     this.#duplicates = copies;
+  }
+
+  /** The next `count` attempts (first tries and retries alike) fail without reaching the app, as a dropped connection would. */
+  failNext(count = 1): void {
+    if (!Number.isInteger(count) || count < 0) throw new RangeError("failNext(count) needs a non-negative integer");
+    this.#failures = count;
+  }
+
+  /** Attempts still to fail (see {@link failNext}). */
+  get pendingFailures(): number {
+    return this.#failures;
   }
 
   /** From now on, queue deliveries instead of sending them. */
@@ -141,70 +183,102 @@ export class WebhookDispatcher {
 
   async #attempt(job: WebhookJob, deliveryId: string, attempt: number, copies = 0): Promise<void> {
     let acknowledged = false;
+    let last: DeliveryAttempt | undefined;
     for (let copy = 0; copy <= copies; copy++) {
-      acknowledged = (await this.#send(job, deliveryId, attempt, copy > 0)) || acknowledged;
+      last = await this.#send(job, deliveryId, attempt, copy > 0);
+      acknowledged = last.acknowledged || acknowledged;
     }
     const delay = this.#retryDelays()[attempt - 1];
-    if (!acknowledged && delay !== undefined) {
+    if (!acknowledged && delay !== undefined && last) {
+      last.nextAttemptAt = new Date(this.#clock.now() + delay);
       this.#clock.setTimer(() => this.#track(this.#attempt(job, deliveryId, attempt + 1)), delay);
     }
+  }
+
+  // A suite sends its deliveries to one or two URLs, fake after fake: remember the last one redacted.
+  #redact(url: string): string {
+    if (lastRedacted?.url !== url) lastRedacted = { url, redacted: redactUrl(url) };
+    return lastRedacted.redacted;
   }
 
   #retryDelays(): readonly number[] {
     return this.#options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   }
 
-  async #send(job: WebhookJob, deliveryId: string, attempt: number, duplicate: boolean): Promise<boolean> {
-    const plain = this.#options.callbackAuth === "plain";
-    const request = toWebhookRequest(job.body, {
-      url: job.url,
-      method: job.method ?? "POST",
-      ...(job.callbackApiKey === undefined
-        ? {}
-        : { callbackApiKey: job.callbackApiKey, callbackAuth: this.#options.callbackAuth ?? "hmac" }),
-    });
-    const headers = { ...request.headers };
-    if (plain && headers["x-callback-api-key"]) headers["x-callback-api-key"] = "[redacted]";
+  /** The bytes and headers of a job, the same for every attempt and copy (as `toWebhookRequest` builds them). */
+  #wire(job: WebhookJob): Wire {
+    let wire = this.#wires.get(job);
+    if (wire) return wire;
+    const rawBody = JSON.stringify(job.body);
+    const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "kirimbayar-fake" };
+    let shown = headers;
+    if (job.callbackApiKey !== undefined) {
+      const plain = this.#options.callbackAuth === "plain";
+      headers["x-callback-api-key"] = plain ? job.callbackApiKey : signCallbackBody(rawBody, job.callbackApiKey);
+      if (plain) shown = { ...headers, "x-callback-api-key": "[redacted]" };
+    }
+    wire = { method: job.method ?? "POST", rawBody, headers, shown };
+    this.#wires.set(job, wire);
+    return wire;
+  }
+
+  async #send(job: WebhookJob, deliveryId: string, attempt: number, duplicate: boolean): Promise<DeliveryAttempt> {
+    const request = this.#wire(job);
     const record: DeliveryAttempt = {
       deliveryId,
       source: job.source,
       event: job.event,
-      url: redactUrl(request.url),
+      url: this.#redact(job.url),
       method: request.method,
       attempt,
       duplicate,
       at: new Date(this.#clock.now()),
-      headers,
+      headers: { ...request.shown },
       body: request.rawBody,
       acknowledged: false,
     };
     this.attempts.push(record);
-    const send = this.#options.fetch ?? ((r: Request) => fetch(r));
+    if (this.#failures > 0) {
+      this.#failures -= 1;
+      record.injectedFailure = true;
+      record.error = "InjectedFailure: dropped by the fake before reaching the app (webhooks.failNext)";
+      return record;
+    }
+    const injected = this.#options.fetch;
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
-    const controller = new AbortController();
+    // Over the network the signal closes the socket of an app that does not answer. An injected (in-process) fetch
+    // gets no signal: on Node 20 one costs a Request about as much again, and the race below settles the attempt
+    // all the same.
+    const controller = injected ? undefined : new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    // Raced as well as signalled: an injected fetch that ignores the signal must not hang the clock.
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         const reason = new DOMException(`no answer within ${timeoutMs} ms`, "TimeoutError");
-        controller.abort(reason);
+        controller?.abort(reason);
         reject(reason);
       }, timeoutMs);
     });
     try {
       const exchange = async () => {
-        const response = await send(new Request(request.toRequest(), { signal: controller.signal }));
+        const outgoing = new Request(job.url, {
+          method: request.method,
+          headers: request.headers,
+          body: request.rawBody,
+        });
+        const response = await (injected
+          ? injected(outgoing)
+          : fetch(outgoing, { signal: controller?.signal ?? null }));
         return { status: response.status, text: await response.text() };
       };
       const answer = await Promise.race([exchange(), timeout]);
       record.status = answer.status;
       record.responseBody = answer.text;
-      record.acknowledged = await acknowledges(job.source, answer.status, answer.text);
+      record.acknowledged = acknowledges(job.source, answer.status, answer.text);
     } catch (error) {
       record.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     } finally {
       clearTimeout(timer);
     }
-    return record.acknowledged;
+    return record;
   }
 }

@@ -1,6 +1,9 @@
 import type { Context, Hono } from "hono";
 import type { Clock } from "../clock.js";
 import type { FixtureContext } from "../fixtures/context.js";
+import type { RecordedRequest } from "./app.js";
+import type { FaultQueue } from "./faults.js";
+import type { RateLimiter } from "./rate-limit.js";
 import type { FakeService } from "./services.js";
 import type { OrderStore } from "./state/orders.js";
 import type { PaymentStore } from "./state/payments.js";
@@ -17,8 +20,22 @@ export interface World {
   dispatcher: WebhookDispatcher;
 }
 
+/**
+ * One fake's state and settings, handed to the shared app with every request (`app.fetch(request, deps)`): the app
+ * and its compiled router are built once per process, not once per fake.
+ */
+export interface FakeDeps {
+  world: World;
+  keys: Record<FakeService, readonly string[]>;
+  rateLimiter: RateLimiter | undefined;
+  faults: FaultQueue;
+  latencyMs: number;
+  requests: RecordedRequest[];
+}
+
 /** Hono environment of the fake's app. */
 export interface FakeEnv {
+  Bindings: FakeDeps;
   Variables: { service: FakeService | undefined };
 }
 

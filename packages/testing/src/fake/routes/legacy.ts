@@ -12,7 +12,7 @@ import {
   legacySubdistricts,
 } from "../../fixtures/legacy.js";
 import { waybillResult } from "../../fixtures/waybill.js";
-import { type FakeApp, type FakeContext, readParams, type World } from "../world.js";
+import { type FakeApp, type FakeContext, readParams } from "../world.js";
 
 const SECRET_PARAMS = new Set(["key", "android-key", "ios-key"]);
 
@@ -32,7 +32,7 @@ function reply(c: FakeContext, body: { rajaongkir: { status: { code: number } } 
 }
 
 /** Pro interface (`/api/...`) and Starter interface (`/starter/...`): `{ rajaongkir: ... }` bodies. */
-export function legacyRoutes(app: FakeApp, world: World): void {
+export function legacyRoutes(app: FakeApp): void {
   const both = (path: string, handler: (c: FakeContext) => Promise<Response>) => {
     app.get(path, handler);
     app.post(path, handler);
@@ -41,7 +41,7 @@ export function legacyRoutes(app: FakeApp, world: World): void {
   both("/api/province", async (c) => reply(c, legacyProvinces(await query(c))));
   both("/api/city", async (c) => reply(c, legacyCities(await query(c))));
   both("/api/subdistrict", async (c) => reply(c, legacySubdistricts(await query(c))));
-  both("/api/currency", async (c) => reply(c, legacyCurrency(world.clock.now())));
+  both("/api/currency", async (c) => reply(c, legacyCurrency(c.env.world.clock.now())));
   app.post("/api/cost", async (c) => reply(c, legacyCost(await query(c), "pro")));
   both("/api/v2/internationalOrigin", async (c) => reply(c, legacyInternationalOrigins(await query(c))));
   both("/api/v2/internationalDestination", async (c) => reply(c, legacyInternationalDestinations(await query(c))));
@@ -55,7 +55,7 @@ export function legacyRoutes(app: FakeApp, world: World): void {
     if (!courier) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("courier"), params));
     if (!PRO_WAYBILL_COURIERS.includes(courier))
       return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
-    const order = world.orders.findByWaybill(waybill, courier);
+    const order = c.env.world.orders.findByWaybill(waybill, courier);
     if (!order) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidWaybill, params));
     return reply(c, rajaOngkirBody(params, { result: waybillResult(order.shipment) }));
   });

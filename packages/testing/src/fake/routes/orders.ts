@@ -1,9 +1,9 @@
 import { metaError, metaOk } from "../../fixtures/envelopes.js";
 import { isoUtc } from "../../time.js";
-import { type FakeApp, isObject, readJson, type World } from "../world.js";
+import { type FakeApp, isObject, readJson } from "../world.js";
 
 /** Order service: `PUT /order/api/v1/webhook` registers where order-status webhooks go. */
-export function orderRoutes(app: FakeApp, world: World): void {
+export function orderRoutes(app: FakeApp): void {
   app.put("/order/api/v1/webhook", async (c) => {
     const json = await readJson(c);
     if (!json.ok) return c.json(metaError(json.status, json.message), json.status as 400);
@@ -15,7 +15,7 @@ export function orderRoutes(app: FakeApp, world: World): void {
       valid = false;
     }
     if (!valid) return c.json(metaError(422, "url must be a valid http(s) URL"), 422);
-    world.orders.webhookUrl = url as string;
-    return c.json(metaOk({ url, updated_at: isoUtc(world.clock.now()) }, "Webhook updated"));
+    c.env.world.orders.webhookUrl = url as string;
+    return c.json(metaOk({ url, updated_at: isoUtc(c.env.world.clock.now()) }, "Webhook updated"));
   });
 }

@@ -2,7 +2,7 @@ import { type MetaEnvelope, metaError, metaOk } from "../../fixtures/envelopes.j
 import { PAYMENT_METHODS, type PaymentCreateRequest } from "../../fixtures/payment.js";
 import { isoUtc } from "../../time.js";
 import { FakeProviderError } from "../errors.js";
-import { type FakeApp, isObject, readJson, type World } from "../world.js";
+import { type FakeApp, isObject, readJson } from "../world.js";
 
 /** One failing field of a create request. */
 export interface FieldError {
@@ -90,7 +90,7 @@ function validationFailed(errors: FieldError[]): MetaEnvelope<null> & { errors: 
 }
 
 /** Payment gateway: methods, create, status (ids may contain `/`), cancel. */
-export function paymentRoutes(app: FakeApp, world: World): void {
+export function paymentRoutes(app: FakeApp): void {
   app.get("/user/api/v1/user/methods", (c) => c.json(metaOk([...PAYMENT_METHODS])));
 
   app.post("/user/api/v1/user/payment/create", async (c) => {
@@ -104,12 +104,12 @@ export function paymentRoutes(app: FakeApp, world: World): void {
       order_id: String(request.order_id),
       ...(request.channel_code === undefined ? {} : { channel_code: request.channel_code.toUpperCase() }),
     };
-    return c.json(metaOk(world.payments.create(normalised), "Payment created"));
+    return c.json(metaOk(c.env.world.payments.create(normalised), "Payment created"));
   });
 
   // `{id{.+}}` also matches unencoded ids such as KPAY-1001/KM/2026; Hono decodes %2F in the param.
   app.get("/user/api/v1/user/payment/status/:id{.+}", (c) => {
-    const payment = world.payments.get(c.req.param("id"));
+    const payment = c.env.world.payments.get(c.req.param("id"));
     if (!payment) return c.json(metaError(404, "Payment not found"), 404);
     return c.json(metaOk(payment.record));
   });
@@ -123,17 +123,17 @@ export function paymentRoutes(app: FakeApp, world: World): void {
     if (body.reason !== undefined && typeof body.reason !== "string") {
       return c.json(validationFailed([{ field: "reason", message: "reason must be a string" }]), 422);
     }
-    const payment = world.payments.get(body.payment_id);
+    const payment = c.env.world.payments.get(body.payment_id);
     if (!payment) return c.json(metaError(404, "Payment not found"), 404);
     try {
-      const record = world.payments.cancel(body.payment_id, body.reason ?? "");
+      const record = c.env.world.payments.cancel(body.payment_id, body.reason ?? "");
       return c.json(
         metaOk(
           {
             payment_id: record.payment_id,
             status: "CANCELED",
             reason: body.reason ?? "",
-            canceled_at: isoUtc(world.clock.now()),
+            canceled_at: isoUtc(c.env.world.clock.now()),
           },
           "Payment canceled",
         ),

@@ -1,6 +1,6 @@
 import { failureBody, successBody } from "../../fixtures/envelopes.js";
 import type { QrisGenerateRequest } from "../../fixtures/qris.js";
-import { type FakeApp, type FakeContext, isObject, readForm, readJson, type World } from "../world.js";
+import { type FakeApp, type FakeContext, isObject, readForm, readJson } from "../world.js";
 
 const MIN_AMOUNT = 1_000;
 const MAX_AMOUNT = 100_000_000;
@@ -29,22 +29,22 @@ function imageKind(bytes: Uint8Array): "png" | "jpeg" | undefined {
 }
 
 /** QR service: generate (spec path and the `qrisly` path), payment status, upload. */
-export function qrisRoutes(app: FakeApp, world: World): void {
+export function qrisRoutes(app: FakeApp): void {
   const generate = async (c: FakeContext) => {
     const json = await readJson(c);
     if (!json.ok) return c.json(failureBody(json.message), json.status as 400);
     const errors = validateGenerateQris(json.value);
     if (errors.length > 0) return c.json({ ...failureBody(errors.join("; ")), errors }, 422);
     const request = json.value as QrisGenerateRequest;
-    const config = world.qris.config(request.qris_id);
+    const config = c.env.world.qris.config(request.qris_id);
     if (!config) return c.json(failureBody(`QRIS with id ${request.qris_id} not found`), 404);
-    return c.json(successBody(world.qris.generate(request, config), "QRIS generated successfully"));
+    return c.json(successBody(await c.env.world.qris.generate(request, config), "QRIS generated successfully"));
   };
   app.post("/user/api/v1/qr/generate-qris", generate);
   app.post("/user/api/v1/qrisly/generate-qris", generate);
 
   app.get("/user/api/v1/qrisly/payment-status/:historyId", (c) => {
-    const status = world.qris.status(c.req.param("historyId"));
+    const status = c.env.world.qris.status(c.req.param("historyId"));
     if (!status) return c.json(failureBody("QRIS history not found"), 404);
     return c.json(successBody(status));
   });
@@ -65,7 +65,7 @@ export function qrisRoutes(app: FakeApp, world: World): void {
     if (!imageKind(new Uint8Array(await file.slice(0, 8).arrayBuffer()))) {
       return c.json(failureBody("qris_image must be a PNG or JPG image"), 422);
     }
-    const config = world.qris.addConfig(String(name).trim());
-    return c.json(successBody(world.qris.uploaded(config), "QRIS uploaded successfully"));
+    const config = c.env.world.qris.addConfig(String(name).trim());
+    return c.json(successBody(c.env.world.qris.uploaded(config), "QRIS uploaded successfully"));
   });
 }

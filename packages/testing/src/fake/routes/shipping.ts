@@ -17,7 +17,7 @@ import {
   SHIPPING_MESSAGES,
 } from "../../fixtures/shipping.js";
 import { waybillResult } from "../../fixtures/waybill.js";
-import { type FakeApp, type FakeContext, readForm, readParams, type World } from "../world.js";
+import { type FakeApp, type FakeContext, readForm, readParams } from "../world.js";
 
 function paging(params: Record<string, unknown>): { limit?: number; offset?: number } {
   const limit = parseId(params.limit);
@@ -30,7 +30,7 @@ function search(params: Record<string, unknown>): string | undefined {
 }
 
 /** Current shipping interface under `/api/v1` (header `key`). */
-export function shippingRoutes(app: FakeApp, world: World): void {
+export function shippingRoutes(app: FakeApp): void {
   const domestic = async (c: FakeContext) => {
     const params = await readParams(c);
     const term = search(params);
@@ -99,7 +99,7 @@ export function shippingRoutes(app: FakeApp, world: World): void {
     const awb = typeof params.awb === "string" ? params.awb.trim() : "";
     const courier = typeof params.courier === "string" ? params.courier.trim().toLowerCase() : "";
     if (!awb || !courier) return c.json(metaError(422, SHIPPING_MESSAGES.parameterMissing), 422);
-    const order = world.orders.findByWaybill(awb, courier);
+    const order = c.env.world.orders.findByWaybill(awb, courier);
     if (!order) return c.json(metaError(404, "Waybill not found"), 404);
     if (courier === "jne") {
       // JNE only answers when the caller proves it knows the receiver: the last 5 digits of their phone.

@@ -59,6 +59,11 @@ export class OrderStore {
     this.#method = method;
   }
 
+  /** Forgets every order (`provider.reset()`). */
+  clear(): void {
+    this.#orders.clear();
+  }
+
   /** Creates an order in status `Diajukan` with a trackable waybill. No webhook is sent for creation. */
   create(input: CreateOrderInput = {}): FakeOrder {
     const random = this.#ctx.random;

@@ -45,6 +45,12 @@ export class PaymentStore {
     this.#defaultExpirySeconds = defaultExpirySeconds;
   }
 
+  /** Forgets every payment (`provider.reset()`; the clock's timers are the provider's to clear). */
+  clear(): void {
+    this.#entries.clear();
+    this.#seq = 0;
+  }
+
   /** Creates a PENDING payment from a validated request. */
   create(request: PaymentCreateRequest): PaymentRecord {
     const now = this.#clock.now();

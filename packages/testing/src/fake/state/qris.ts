@@ -1,7 +1,6 @@
 import type { Clock, TimerId } from "../../clock.js";
 import type { FixtureContext } from "../../fixtures/context.js";
 import {
-  PLACEHOLDER_PNG_DATA_URL,
   QRIS_PAYMENT_PROVIDERS,
   type QrisGenerated,
   type QrisGenerateRequest,
@@ -16,6 +15,7 @@ import {
 import { buildQrisString } from "../../qris-string.js";
 import { isoUtc, wibDateTime } from "../../time.js";
 import { FakeProviderError } from "../errors.js";
+import { qrisImageDataUrl } from "../qris-image.js";
 import type { WebhookDispatcher } from "../webhooks.js";
 
 /** A QR configuration (an uploaded static QRIS) codes are generated from. */
@@ -44,6 +44,8 @@ export interface FakeQrCode {
 
 interface Entry extends FakeQrCode {
   expiryTimer: TimerId;
+  /** The PNG data URL, made on first use. */
+  image?: Promise<string>;
 }
 
 /** QR codes: unpaid until paid or expired; `payment.success` / `payment.expired` to the registered URL. */
@@ -64,6 +66,13 @@ export class QrisStore {
     this.#dispatcher = dispatcher;
     this.#expiryMs = expiryMs;
     this.webhookUrl = webhookUrl;
+    this.addConfig("Kasir Utama");
+  }
+
+  /** Forgets every code and configuration, then registers the default one again, as a new store does. */
+  clear(): void {
+    this.#codes.clear();
+    this.#configs.clear();
     this.addConfig("Kasir Utama");
   }
 
@@ -96,8 +105,8 @@ export class QrisStore {
     };
   }
 
-  /** Generates an unpaid code from a validated request. */
-  generate(request: QrisGenerateRequest, config: FakeQrisConfig): QrisGenerated {
+  /** Generates an unpaid code from a validated request; `output_type: "image"` adds a scannable PNG of the string. */
+  async generate(request: QrisGenerateRequest, config: FakeQrisConfig): Promise<QrisGenerated> {
     const now = this.#clock.now();
     const historyId = this.#ctx.random.uuid();
     const finalAmount =
@@ -126,7 +135,7 @@ export class QrisStore {
       history_id: historyId,
       qris_id: config.qrisId,
       qris_string: qrisString,
-      ...(request.output_type === "image" ? { qris_image: PLACEHOLDER_PNG_DATA_URL } : {}),
+      ...(request.output_type === "image" ? { qris_image: await this.#imageOf(entry) } : {}),
       original_amount: entry.originalAmount,
       final_amount: finalAmount,
       unique_code: finalAmount - entry.originalAmount,
@@ -134,6 +143,17 @@ export class QrisStore {
       expiry_time: wibDateTime(entry.expiresAt),
       created_at: isoUtc(now),
     };
+  }
+
+  /** A PNG data URL of the code's QRIS string (scannable; made once per code), or undefined for an unknown id. */
+  image(historyId: string): Promise<string> | undefined {
+    const entry = this.#codes.get(historyId);
+    return entry && this.#imageOf(entry);
+  }
+
+  #imageOf(entry: Entry): Promise<string> {
+    entry.image ??= qrisImageDataUrl(entry.qrisString);
+    return entry.image;
   }
 
   /** Status data of a code, or undefined. */
@@ -156,7 +176,7 @@ export class QrisStore {
   get(historyId: string): FakeQrCode | undefined {
     const entry = this.#codes.get(historyId);
     if (!entry) return undefined;
-    const { expiryTimer: _timer, ...code } = entry;
+    const { expiryTimer: _timer, image: _image, ...code } = entry;
     return { ...code };
   }
 
@@ -172,16 +192,17 @@ export class QrisStore {
     entry.paidAt = this.#clock.now();
     entry.paymentProvider = options.paymentProvider ?? this.#ctx.random.pick(QRIS_PAYMENT_PROVIDERS);
     this.#clock.clearTimer(entry.expiryTimer);
+    const paidAt = isoUtc(entry.paidAt);
     const event: QrisPaymentSuccessEvent = {
       event: "payment.success",
-      timestamp: isoUtc(entry.paidAt),
+      timestamp: paidAt,
       data: {
         qris_history_id: entry.historyId,
         qris_id: entry.config.uuid,
         amount: entry.finalAmount,
         original_amount: entry.originalAmount,
         status: "paid",
-        paid_at: isoUtc(entry.paidAt),
+        paid_at: paidAt,
         payment_method: "QRIS",
         payment_provider: entry.paymentProvider,
         created_at: isoUtc(entry.createdAt),
@@ -201,14 +222,16 @@ export class QrisStore {
 
   #uniqueCode(amount: number): number {
     // A code no other unpaid QR of the same amount uses, so payments stay distinguishable.
-    const taken = new Set(
-      [...this.#codes.values()]
-        .filter((code) => code.status === "unpaid" && code.originalAmount === amount)
-        .map((code) => code.finalAmount - code.originalAmount),
-    );
+    let taken: Set<number> | undefined;
+    for (const code of this.#codes.values()) {
+      if (code.status === "unpaid" && code.originalAmount === amount) {
+        taken ??= new Set();
+        taken.add(code.finalAmount - code.originalAmount);
+      }
+    }
     for (let tries = 0; tries < 2000; tries++) {
       const candidate = this.#ctx.random.int(1, 999);
-      if (!taken.has(candidate)) return candidate;
+      if (!taken?.has(candidate)) return candidate;
     }
     throw new FakeProviderError("invalid_state", `no unique code left for amount ${amount}`);
   }

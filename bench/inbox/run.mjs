@@ -1,0 +1,335 @@
+#!/usr/bin/env node
+// The durable inbox (@kirimbayar/inbox) on both engines, pg-boss (a real PostgreSQL) and BullMQ (a real
+// redis-server), both started by the benchmark on loopback.
+// (a) The webhook route in inbox mode, answered once the event is written to the queue, against the same route in
+//     direct mode with the memory store: Express 5 + @kirimbayar/express, the order-status receiver with token
+//     verification, a new event on every request, autocannon with 50 connections, a fresh server per run (no worker
+//     runs, the queue is emptied between runs). Each round measures the three routes back to back, the order
+//     rotating; the goal figures are the medians of the per-round ratios to the direct route, with confidence
+//     intervals from the rounds. Goal: inbox route at least 0.5x the direct memory route, per engine.
+// (b) End-to-end throughput of one worker: a queue holding 20,000 events (2,000 in quick mode), then one worker
+//     process (`startInboxWorker`, the memory idempotency store, a no-op handler) runs them; events per second from
+//     its start to the last handler. Concurrency 100 (tuned) in every round, the default 10 in the first three for
+//     context (on pg-boss each fetch reads the whole backlog, so the batch size decides the throughput). Engines
+//     alternate round by round. Goal: at least 1,000 events/s per engine with the tuned concurrency (median of the
+//     rounds, interval from the rounds).
+// KIRIMBAYAR_BENCH_QUICK=1: one round of each, shorter runs (under a minute). Writes bench/results/inbox.md.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createBullMqInbox } from "@kirimbayar/inbox/bullmq";
+import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
+import { startPostgresServer } from "@kirimbayar/test-postgres-server";
+import { startRedisServer } from "@kirimbayar/test-redis-server";
+import autocannon from "autocannon";
+import { Redis } from "ioredis";
+import PgBoss from "pg-boss";
+import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
+import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+
+const ROUTE_GOAL = 0.5;
+const WORKER_GOAL = 1_000;
+const ENGINES = ["pg-boss", "bullmq"];
+const ROUTES = ["memory", ...ENGINES];
+const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+const DURATION_S = quick ? 2 : 3;
+const ROUTE_ROUNDS = quick ? 1 : 8;
+const CONNECTIONS = 50;
+const EVENTS = quick ? 2_000 : 20_000;
+const WORKER_ROUNDS = quick ? 1 : 5;
+/** The goal is checked with concurrency TUNED; startInboxWorker's default (10) is measured for context. */
+const TUNED = 100;
+const DEFAULT_CONCURRENCY = 10;
+const DEFAULT_ROUNDS = quick ? 1 : 3;
+const here = dirname(fileURLToPath(import.meta.url));
+const benchDir = dirname(here);
+const children = new Set();
+
+/** Spawns `node script ...args` and resolves once a stdout line matches `ready`, with a time limit. */
+function startProcess(script, args, ready, timeoutMs = 15_000) {
+  const child = spawn(process.execPath, [join(here, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  children.add(child);
+  child.on("exit", () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = ready.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, match });
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code} before it answered`));
+    });
+  });
+}
+
+function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once("exit", resolve);
+    child.kill("SIGTERM");
+    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
+  });
+}
+
+let postgres;
+let redis;
+let boss;
+let redisClient;
+let queues = 0;
+const queueName = (what) => `bench-${what}-${process.pid}-${++queues}`;
+
+/** Empties what a run left in the queues (outside the timed window). */
+async function dropQueue(engine, name) {
+  if (engine === "pg-boss") {
+    for (const queue of [name, `${name}-dead`]) {
+      // pg-boss 10 refuses to delete a queue that still holds jobs.
+      await boss.getDb().executeSql("DELETE FROM pgboss.job WHERE name = $1", [queue]);
+      await boss.deleteQueue(queue);
+    }
+  } else if (engine === "bullmq") {
+    await redisClient.flushall();
+  }
+}
+
+/** (a) One autocannon run against a fresh route server. */
+async function measureRoute(kind, round) {
+  const name = queueName(`route-${kind}`);
+  const target = kind === "pg-boss" ? postgres.url : kind === "bullmq" ? String(redis.port) : "";
+  const { child, match } = await startProcess("route-server.mjs", [kind, target, name], /ready (\d+)/);
+  let sequence = 0;
+  try {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${match[1]}`,
+      connections: CONNECTIONS,
+      duration: DURATION_S,
+      requests: [
+        {
+          method: "POST",
+          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => {
+            sequence += 1;
+            // A new event each time: a fresh key to claim (direct) or a new job to write (inbox).
+            request.body = JSON.stringify({
+              order_no: `ORD-${kind}-${round}-${sequence}`,
+              cnote: `JP${sequence}`,
+              status: "Dikirim",
+            });
+            return request;
+          },
+        },
+      ],
+    });
+    return {
+      rps: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      total: result.requests.total,
+    };
+  } finally {
+    await stop(child);
+    if (kind !== "memory") await dropQueue(kind, name);
+  }
+}
+
+/**
+ * (b) Pre-fills a queue with EVENTS events, then times one worker process through them. pg-boss's queue is filled
+ * in bulk (`boss.insert`, the jobs `enqueue` would write, 1,000 per statement), BullMQ's through `inbox.enqueue`
+ * (fast enough); the fill is not timed.
+ */
+async function measureWorker(engine, round, concurrency) {
+  const name = queueName(`worker-${engine}-${concurrency}`);
+  const message = (i) => ({
+    key: `orders:${round}:${concurrency}:${i}`,
+    source: "orders",
+    body: JSON.stringify({ order_no: `ORD-W-${round}-${i}`, cnote: `JP${i}`, status: "Dikirim" }),
+    receivedAt: Date.now(),
+  });
+  if (engine === "pg-boss") {
+    await createPgBossInbox({ boss, name }); // creates the queue and its dead-letter queue
+    const keepUntil = new Date(Date.now() + 30 * 24 * 60 * 60_000).toISOString();
+    for (let from = 0; from < EVENTS; from += 1_000) {
+      const jobs = Array.from({ length: Math.min(1_000, EVENTS - from) }, (_, j) => ({
+        id: randomUUID(),
+        name,
+        data: { message: message(from + j) },
+        retryLimit: 1_000_000,
+        retryDelay: 1,
+        retryBackoff: true,
+        expireInSeconds: 900,
+        keepUntil,
+      }));
+      await boss.insert(jobs);
+    }
+  } else {
+    const inbox = await createBullMqInbox({ connection: { host: "127.0.0.1", port: redis.port }, name });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (next < EVENTS) await inbox.enqueue(message(next++));
+      }),
+    );
+    await inbox.close();
+  }
+  const target = engine === "pg-boss" ? postgres.url : String(redis.port);
+  try {
+    const { child, match } = await startProcess(
+      "worker-run.mjs",
+      [engine, target, name, String(EVENTS), String(concurrency)],
+      /done (\d+) ([\d.]+)/,
+      150_000,
+    );
+    await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve()));
+    const ms = Number(match[2]);
+    return { eventsPerS: (EVENTS / ms) * 1000, ms };
+  } finally {
+    await dropQueue(engine, name);
+  }
+}
+
+try {
+  [postgres, redis] = await Promise.all([startPostgresServer(), startRedisServer()]);
+  redisClient = new Redis({ host: "127.0.0.1", port: redis.port });
+  boss = new PgBoss({ connectionString: postgres.url, max: 10, schedule: false, supervise: false });
+  boss.on("error", () => {});
+  await boss.start(); // installs pg-boss's schema for the servers and workers
+
+  // (a) Routes.
+  for (const kind of ROUTES) await measureRoute(kind, "warmup"); // JIT, loopback and pool warm-up
+  const routeRuns = Object.fromEntries(ROUTES.map((kind) => [kind, []]));
+  for (let round = 1; round <= ROUTE_ROUNDS; round++) {
+    const order = ROUTES.map((_, i) => ROUTES[(i + round) % ROUTES.length]);
+    for (const kind of order) {
+      const run = await measureRoute(kind, round);
+      console.log(`round ${round} ${kind}: ${Math.round(run.rps)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms`);
+      if (run.non2xx > 0 || run.errors > 0)
+        throw new Error(`${kind}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+      routeRuns[kind].push(run);
+    }
+  }
+
+  // (b) One worker per engine: tuned concurrency (the goal) every round, the default in the first rounds.
+  const workerRuns = Object.fromEntries(ENGINES.map((engine) => [engine, { tuned: [], default: [] }]));
+  for (let round = 1; round <= WORKER_ROUNDS; round++) {
+    for (const engine of round % 2 === 1 ? ENGINES : [...ENGINES].reverse()) {
+      const settings = [["tuned", TUNED]];
+      if (round <= DEFAULT_ROUNDS) settings.push(["default", DEFAULT_CONCURRENCY]);
+      for (const [kind, concurrency] of round % 2 === 1 ? settings : settings.reverse()) {
+        const run = await measureWorker(engine, round, concurrency);
+        console.log(
+          `round ${round} worker ${engine} concurrency ${concurrency}: ${Math.round(run.eventsPerS)} events/s (${EVENTS} in ${Math.round(run.ms)} ms)`,
+        );
+        workerRuns[engine][kind].push(run);
+      }
+    }
+  }
+
+  const labels = {
+    memory: "direct mode, memory store (`MemoryIdempotencyStore`)",
+    "pg-boss": "inbox mode, pg-boss (`createPgBossInbox`, pg pool of 10)",
+    bullmq: "inbox mode, BullMQ (`createBullMqInbox`, one Redis connection)",
+  };
+  const routeRows = ROUTES.map((kind) => {
+    const runs = routeRuns[kind];
+    const total = runs.reduce((sum, r) => sum + r.total, 0);
+    const rps = median(runs.map((r) => r.rps));
+    return `| ${labels[kind]} | ${Math.round(rps)} | ${median(runs.map((r) => r.p50))} ms | ${median(runs.map((r) => r.p99))} ms | ${total} |`;
+  });
+  const routeVerdicts = ENGINES.map((engine) => {
+    const ratios = routeRuns[engine].map((run, i) => run.rps / routeRuns.memory[i].rps);
+    const interval = medianInterval(ratios);
+    return { engine, ratios, ratio: median(ratios), interval, result: verdict(interval, ROUTE_GOAL, "at-least") };
+  });
+  const workerVerdicts = ENGINES.flatMap((engine) =>
+    [
+      ["tuned", TUNED],
+      ["default", DEFAULT_CONCURRENCY],
+    ].map(([kind, concurrency]) => {
+      const rates = workerRuns[engine][kind].map((run) => run.eventsPerS);
+      const interval = medianInterval(rates);
+      const result = verdict(interval, WORKER_GOAL, "at-least");
+      return { engine, kind, concurrency, rates, rate: median(rates), interval, result };
+    }),
+  );
+
+  const fragment = `## Durable inbox: webhook route and worker throughput
+
+Both engines of \`@kirimbayar/inbox\` on loopback servers started by the benchmark: pg-boss 10 on PostgreSQL (fsync
+off, as the test clusters) and BullMQ on redis-server (no persistence).${quick ? " **Quick mode: one round, not figures to quote.**" : ""}
+
+**(a) Webhook route.** Order-status route on Express 5 with \`@kirimbayar/express\`, token verification, a new event
+on every request; in inbox mode the answer comes once the event is written to the queue (no worker runs, the
+queue is emptied between runs), in direct mode after the no-op handler ran with the memory store. Autocannon
+${CONNECTIONS} connections, ${ROUTE_ROUNDS} round(s) of ${DURATION_S} s per route (the order rotates), a fresh server per run, medians.
+
+| Route | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
+| --- | ---: | ---: | ---: | ---: |
+${routeRows.join("\n")}
+
+${routeVerdicts
+  .map(
+    (v) =>
+      `Inbox route on ${v.engine} / direct memory route: **${v.ratio.toFixed(2)}x**, interval ${formatInterval(v.interval)} (goal at least ${ROUTE_GOAL.toFixed(2)}x): **${VERDICT_WORDS[v.result]}**. Per round: ${v.ratios.map((r) => r.toFixed(2)).join(", ")}.`,
+  )
+  .join("\n\n")}
+
+**(b) One worker, end to end.** A queue holding ${EVENTS.toLocaleString("en-US")} order-status events (pg-boss: written in
+bulk with the options \`enqueue\` uses; BullMQ: through \`inbox.enqueue\`), then one worker process: \`startInboxWorker\`
+with the memory idempotency store and a no-op handler; events per second from the worker's start to the last
+handler. Concurrency ${TUNED} (tuned, the goal figure) in each of ${WORKER_ROUNDS} round(s), and startInboxWorker's default
+(${DEFAULT_CONCURRENCY}) in the first ${DEFAULT_ROUNDS} for context; engines alternate.
+
+| Engine | concurrency | events/s (median) | per round |
+| --- | ---: | ---: | --- |
+${workerVerdicts.map((v) => `| ${v.engine} | ${v.concurrency}${v.kind === "default" ? " (default)" : ""} | ${Math.round(v.rate)} | ${v.rates.map((r) => Math.round(r)).join(", ")} |`).join("\n")}
+
+${workerVerdicts
+  .map(
+    (v) =>
+      `One ${v.engine} worker, concurrency ${v.concurrency}${v.kind === "default" ? " (default)" : ""}: **${Math.round(v.rate)} events/s**, interval ${formatInterval(v.interval, 0, " events/s")} (goal at least ${WORKER_GOAL.toLocaleString("en-US")}): **${VERDICT_WORDS[v.result]}**${v.kind === "default" ? " (context: the goal row is the tuned one)" : ""}.`,
+  )
+  .join("\n\n")}
+
+${[
+  ...routeVerdicts.map((v) =>
+    goalComment({
+      what: `inbox-mode route on ${v.engine} vs direct memory-store route (req/s)`,
+      measured: `${v.ratio.toFixed(2)}x`,
+      target: `>= ${ROUTE_GOAL.toFixed(2)}x`,
+      result: v.result,
+      interval: formatInterval(v.interval),
+    }),
+  ),
+  ...workerVerdicts
+    .filter((v) => v.kind === "tuned")
+    .map((v) =>
+      goalComment({
+        what: `one inbox worker on ${v.engine}, concurrency ${v.concurrency}, no-op handler (events/s)`,
+        measured: `${Math.round(v.rate)}`,
+        target: `>= ${WORKER_GOAL}`,
+        result: v.result,
+        interval: formatInterval(v.interval, 0, ""),
+      }),
+    ),
+].join("\n")}
+`;
+  mkdirSync(join(benchDir, "results"), { recursive: true });
+  writeFileSync(join(benchDir, "results/inbox.md"), fragment);
+  console.log(fragment);
+} finally {
+  await Promise.all([...children].map(stop));
+  redisClient?.disconnect();
+  await boss?.stop({ graceful: false, wait: true, timeout: 2_000 }).catch(() => {});
+  await redis?.stop();
+  await postgres?.destroy();
+}

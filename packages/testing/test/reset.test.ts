@@ -1,0 +1,116 @@
+// `provider.reset()`: one fake for a whole suite, each test starting from the state a new fake has.
+import { QrisClient } from "@kirimbayar/core";
+import { describe, expect, it } from "vitest";
+import { createFakeProvider, DEFAULT_CLOCK_START, ManualClock, RealClock } from "../src/index.js";
+import { api, fake, scriptedReceiver } from "./helpers.js";
+
+async function generate(provider: ReturnType<typeof fake>, amount = 50_000) {
+  const qris = new QrisClient({
+    apiKey: provider.apiKeys.qris[0] ?? "",
+    baseUrl: provider.baseUrl,
+    fetch: provider.fetch,
+  });
+  return (await qris.generateQris({ qris_id: 1, amount, output_type: "string" })).data;
+}
+
+describe("provider.reset()", () => {
+  it("forgets payments, QR codes, orders, deliveries, requests and faults; the clock goes back to its start", async () => {
+    const receiver = scriptedReceiver([500]);
+    const provider = fake({ webhooks: { qrisUrl: "https://shop.test/q?token=t", fetch: receiver.fetch } });
+    const code = await generate(provider);
+    await api(provider).payment.post("/user/api/v1/user/payment/create", {
+      order_id: "ORDER-1",
+      payment_type: "bank_transfer",
+      channel_code: "BCA",
+      amount: 150_000,
+      customer: { name: "Budi", email: "budi@example.co.id", phone: "081234567890" },
+      items: [{ name: "Kaos", quantity: 1, price: 150_000 }],
+    });
+    provider.orders.create();
+    await provider.qris.pay(String(code.history_id)); // answered 500: a retry is due in a minute
+    provider.failNext({ status: 503, times: 5 });
+    provider.webhooks.failNext(3);
+    provider.webhooks.duplicateNext(2);
+    provider.webhooks.hold();
+    provider.setLatency(5);
+    provider.qris.setWebhookUrl("https://elsewhere.test/q");
+    provider.qris.setWebhookShape("flat");
+    provider.orders.setWebhookUrl("https://shop.test/orders");
+    provider.qris.addConfig("Kasir Dua");
+    await provider.clock.advance(30_000);
+
+    provider.reset();
+
+    expect(provider.qris.list()).toEqual([]);
+    expect(provider.payments.list()).toEqual([]);
+    expect(provider.orders.list()).toEqual([]);
+    expect(provider.deliveries).toEqual([]);
+    expect(provider.requests).toEqual([]);
+    expect(provider.clock.now()).toBe(DEFAULT_CLOCK_START);
+    expect(provider.webhooks.pendingFailures).toBe(0);
+    expect(provider.webhooks.heldCount).toBe(0);
+    expect(provider.qris.webhookUrl).toBe("https://shop.test/q?token=t");
+    expect(provider.qris.webhookShape).toBe("envelope");
+    expect(provider.orders.webhookUrl).toBeUndefined();
+    // The retry that was due is gone with the old world: nothing is sent when its time comes.
+    await provider.clock.advance(60 * 60_000);
+    expect(receiver.received).toHaveLength(1);
+    // Faults and latency are disarmed, and the default configuration is the only one again.
+    const again = await generate(provider);
+    expect(again.qris_id).toBe(1);
+    expect(provider.requests.map((r) => r.status)).toEqual([200]);
+    await provider.qris.pay(String(again.history_id));
+    expect(provider.deliveries.map((d) => [d.attempt, d.duplicate, d.status])).toEqual([[1, false, 200]]);
+  });
+
+  it("repeats what a new fake with the same seed does: same ids, codes and amounts", async () => {
+    const reused = fake();
+    await generate(reused, 70_000);
+    reused.orders.create();
+    reused.reset();
+    const fresh = fake();
+    const [a, b] = [await generate(reused, 80_000), await generate(fresh, 80_000)];
+    expect(a).toEqual(b);
+    expect(reused.orders.create()).toEqual(fresh.orders.create());
+  });
+
+  it("resets the rate limit and keeps serving a running server", async () => {
+    const provider = fake({ rateLimit: { limit: 1 } });
+    const server = await provider.listen();
+    try {
+      const call = () =>
+        fetch(`${server.url}/api/v1/destination/province`, { headers: { key: provider.apiKeys.shipping[0] ?? "" } });
+      expect((await call()).status).toBe(200);
+      expect((await call()).status).toBe(429);
+      provider.reset();
+      expect((await call()).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("cancels its timers on a clock you passed, without moving that clock back", async () => {
+    const clock = new ManualClock(new Date("2026-03-01T00:00:00Z"));
+    let own = false;
+    clock.setTimer(() => {
+      own = true;
+    }, 60 * 60_000);
+    const provider = createFakeProvider({ clock, seed: "own-clock" });
+    await generate(provider);
+    await clock.advance(5 * 60_000);
+    provider.reset();
+    expect(clock.now()).toBe(Date.parse("2026-03-01T00:05:00Z"));
+    expect(clock.pendingTimers).toBe(1); // the QR code's expiry went, the caller's timer stayed
+    await clock.advance(60 * 60_000);
+    expect(own).toBe(true);
+  });
+
+  it("takes a wall clock back to real time", async () => {
+    const provider = createFakeProvider({ clock: "real" });
+    expect(provider.clock).toBeInstanceOf(RealClock);
+    await provider.clock.advance(3_600_000);
+    expect(provider.clock.now() - Date.now()).toBeGreaterThan(3_500_000);
+    provider.reset();
+    expect(Math.abs(provider.clock.now() - Date.now())).toBeLessThan(1_000);
+  });
+});
