@@ -153,7 +153,7 @@ export function controlApp(): Hono<FakeEnv> {
       "x-simulator-revision": state.revision,
       "x-content-type-options": "nosniff",
       "content-security-policy":
-        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     };
     if (c.req.query("fragment") !== undefined) return c.html(simulatorSections(state, view), 200, headers);
     return c.html(simulatorPage(state, view), 200, headers);

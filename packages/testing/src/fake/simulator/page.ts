@@ -322,6 +322,7 @@ export function simulatorPage(state: SimulatorState, view: SimulatorView): strin
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>${SIMULATOR_STYLE}</style>
 </head>
@@ -350,7 +351,7 @@ ${simulatorSections(state, view)}
 export function simulatorErrorPage(status: number, message: string, back: string): string {
   return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
 <title>Refused (${status}) · kirimbayar fake provider</title><style>${SIMULATOR_STYLE}</style></head>
 <body><main><h1>Refused (HTTP ${status})</h1><p class="error" role="alert">${esc(message)}</p>
 <p><a href="${esc(back)}">Back to the simulator</a></p></main></body>
