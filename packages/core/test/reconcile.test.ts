@@ -175,6 +175,58 @@ describe("createReconciler: reconcile()", () => {
     expect(second?.outcome).toBe("applied");
   });
 
+  it("reports exactly the fields each outcome has, and stamps each event with the reconciler's clock", async () => {
+    const world = provider();
+    const seen: { timestamp: string; origin: string }[] = [];
+    const qris = createWebhookReceiver({ source: "qris", insecureNoVerification: true, logger: quiet });
+    qris.on("payment.success", (event, ctx) => {
+      seen.push({ timestamp: event.timestamp, origin: ctx.origin });
+    });
+    const times = [Date.UTC(2026, 4, 1, 10, 5), Date.UTC(2026, 4, 1, 10, 5), Date.UTC(2026, 4, 1, 10, 6, 7, 8)];
+    let tick = 0;
+    const reconciler = createReconciler({
+      receivers: { qris },
+      clients: world.clients,
+      concurrency: 1,
+      minIntervalPerIdMs: 0,
+      // Each status answer is stamped with the next time (same millisecond twice, then a later one).
+      clock: () => times[Math.min(tick++ >> 1, times.length - 1)] as number,
+    });
+    for (const id of ["a", "b", "c"]) world.qris.set(id, { payment_status: "paid", amount: 1_000 });
+    world.qris.set("no-amount", { payment_status: "paid" });
+    world.qris.set("waiting", { payment_status: "unpaid" });
+    const results = await reconciler.reconcile(
+      ["a", "b", "c", "no-amount", "waiting"].map((id) => qrisRef(id)).concat(qrisRef("a")),
+    );
+    const [a, b, c, invalid, pending, again] = results;
+    expect(a).toStrictEqual({
+      reference: qrisRef("a"),
+      providerStatus: "paid",
+      key: "qris:payment.success:a",
+      outcome: "applied",
+    });
+    expect(b?.outcome).toBe("applied");
+    expect(c?.outcome).toBe("applied");
+    // The event could not be parsed, so no key is known: the entry has none (not `key: undefined`).
+    expect(Object.keys(invalid ?? {})).toEqual(["reference", "providerStatus", "outcome", "error"]);
+    expect(invalid?.outcome).toBe("failed");
+    expect(pending).toStrictEqual({ reference: qrisRef("waiting"), outcome: "pending", providerStatus: "unpaid" });
+    expect(again).toStrictEqual({
+      reference: qrisRef("a"),
+      providerStatus: "paid",
+      key: "qris:payment.success:a",
+      outcome: "already_applied",
+    });
+    // The clock is read twice per reference (polling limits, then the event): each timestamp is the ISO form of
+    // that reference's reading, the same millisecond twice and then a later one.
+    expect(seen).toEqual(
+      [times[0], times[1], times[2]].map((t) => ({
+        timestamp: new Date(t as number).toISOString(),
+        origin: "reconciliation",
+      })),
+    );
+  });
+
   it("refuses malformed references, unknown sources and unconfigured sources before any network call", async () => {
     const world = provider();
     const { qris } = receivers();

@@ -11,7 +11,7 @@ import {
   webhookPathOf,
 } from "@kirimbayar/core/webhooks";
 import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { readFastifyWebhookRequest } from "./raw-body.js";
+import { type ReadFastifyWebhookRequestOptions, readFastifyWebhookRequest } from "./raw-body.js";
 
 /** Options of {@link createWebhookPlugin}: the sources to serve (configure only the ones you receive), and more. */
 export interface WebhookPluginOptions extends WebhookSourceConfigs {
@@ -73,18 +73,23 @@ export function createWebhookPlugin(options: WebhookPluginOptions): WebhookPlugi
     // parser neither consumes the stream nor applies Fastify's `bodyLimit`. The handler reads the raw bytes under
     // the receiver's own limits (`maxBodyBytes`, `bodyReadTimeoutMs`).
     fastify.removeAllContentTypeParsers();
-    fastify.addContentTypeParser("*", (_request, _payload, parsed) => parsed(null, undefined));
+    // JSON (every delivery) is named besides "*": Fastify caches the parser it finds for a content type, but looks
+    // the "*" fallback up afresh on every request, parsing the Content-Type header again each time.
+    fastify.addContentTypeParser("application/json", passThrough);
+    fastify.addContentTypeParser("*", passThrough);
     // On these routes only: a request Fastify refuses before the handler (see REFUSED_BEFORE_HANDLER) still gets
     // core's answer; every other error goes on to the host app's error handler.
     fastify.setErrorHandler((error: FastifyError, request, reply) => {
       const receiver = REFUSED_BEFORE_HANDLER.has(error.code) ? receiverOf(request) : undefined;
       if (receiver === undefined) throw error;
-      return answer(receiver, request, reply, getRemoteAddress);
+      return answer(receiver, request, reply, { limits: receiver, getRemoteAddress });
     });
     for (const { path, receiver } of routes) {
+      // Built once per route rather than per delivery.
+      const readOptions: ReadFastifyWebhookRequestOptions = { limits: receiver, getRemoteAddress };
       // Every method Fastify knows (`fastify.all`), so core answers 405 with `Allow` for the wrong ones.
       fastify.all(path, { config: { kirimbayarReceiver: receiver } }, (request, reply) =>
-        answer(receiver, request, reply, getRemoteAddress),
+        answer(receiver, request, reply, readOptions),
       );
     }
   };
@@ -101,13 +106,22 @@ function receiverOf(request: FastifyRequest): WebhookReceiver | undefined {
   return (request.routeOptions.config as { kirimbayarReceiver?: WebhookReceiver }).kirimbayarReceiver;
 }
 
+/** Passes the body through unread (see the plugin); one function for every content type. */
+function passThrough(
+  _request: FastifyRequest,
+  _payload: unknown,
+  parsed: (error: null, body: undefined) => void,
+): void {
+  parsed(null, undefined);
+}
+
 async function answer(
   receiver: WebhookReceiver,
   request: FastifyRequest,
   reply: FastifyReply,
-  getRemoteAddress: WebhookPluginOptions["getRemoteAddress"],
+  readOptions: ReadFastifyWebhookRequestOptions,
 ): Promise<FastifyReply> {
-  const read = await readFastifyWebhookRequest(request, { limits: receiver, getRemoteAddress });
+  const read = await readFastifyWebhookRequest(request, readOptions);
   return send(reply, "refusal" in read ? read.refusal : await receiver.handle(read.request));
 }
 

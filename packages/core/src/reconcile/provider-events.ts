@@ -40,7 +40,19 @@ export function qrisWebhookFromStatus(
   if (record.original_amount != null) data.original_amount = record.original_amount;
   if (paidAt !== undefined) data.paid_at = paidAt;
   if (typeof record.expiry_time === "string") data.expired_at = record.expiry_time;
-  return { event, timestamp: new Date(now).toISOString(), data };
+  return { event, timestamp: isoTimestamp(now), data };
+}
+
+// The last timestamp formatted: a run polls many references within the same millisecond, and formatting a Date
+// was a visible share of the per-reference cost. Same string as `new Date(now).toISOString()`.
+let lastNow = Number.NaN;
+let lastIso = "";
+function isoTimestamp(now: number): string {
+  if (now !== lastNow) {
+    lastIso = new Date(now).toISOString();
+    lastNow = now;
+  }
+  return lastIso;
 }
 
 /**
