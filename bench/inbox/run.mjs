@@ -296,7 +296,7 @@ ${workerVerdicts.map((v) => `| ${v.engine} | ${v.concurrency}${v.kind === "defau
 ${workerVerdicts
   .map(
     (v) =>
-      `One ${v.engine} worker, concurrency ${v.concurrency}${v.kind === "default" ? " (default)" : ""}: **${Math.round(v.rate)} events/s**, interval ${formatInterval(v.interval, 0, " events/s")} (goal at least ${WORKER_GOAL.toLocaleString("en-US")}): **${VERDICT_WORDS[v.result]}**${v.kind === "default" ? " (context: the goal row is the tuned one)" : ""}.`,
+      `One ${v.engine} worker, concurrency ${v.concurrency}${v.kind === "default" ? " (default)" : ""}: **${Math.round(v.rate)} events/s**, interval ${formatInterval(v.interval, 0, " events/s")} ${v.kind === "default" ? "(context only, too few rounds for a verdict: the goal row is the tuned one)" : `(goal at least ${WORKER_GOAL.toLocaleString("en-US")}): **${VERDICT_WORDS[v.result]}**`}.`,
   )
   .join("\n\n")}
 

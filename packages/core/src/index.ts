@@ -4,6 +4,7 @@ export * from "./clients/index.js";
 export * from "./errors/index.js";
 export * from "./helpers/index.js";
 export * from "./http/index.js";
+export { type BatchingOptions, KeyedBatcher } from "./idempotency/keyed-batcher.js";
 export * from "./orders/index.js";
 export * from "./payment/index.js";
 export * from "./qris/index.js";

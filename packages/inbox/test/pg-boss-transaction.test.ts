@@ -51,7 +51,9 @@ it("queues an event with the app's transaction: gone on rollback, there on commi
     await client.query("COMMIT");
     expect((await inbox.stats()).waiting).toBe(1);
     // The same key again, in or out of a transaction, adds nothing.
-    expect(await inbox.enqueue(message("committed"))).toBe("duplicate");
+    expect(await inbox.enqueueIn(db, message("committed"))).toBe("duplicate");
+    await inbox.enqueue(message("committed")); // batched: "queued" either way
+    expect((await inbox.stats()).waiting).toBe(1);
   } finally {
     await client.end();
   }

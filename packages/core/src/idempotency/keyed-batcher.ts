@@ -21,6 +21,10 @@ interface Entry<Input, Row> {
  * A batch never holds one key twice (`INSERT ... ON CONFLICT DO UPDATE` cannot touch a row twice in one statement):
  * a second call for a key already in the batch waits for the next one, so it sees the first call's result. A
  * failing batch fails each of its calls with the same error.
+ *
+ * @example
+ * const claims = new KeyedBatcher(async (calls) => rowsByKey(await db.query(CLAIM_MANY, [JSON.stringify(calls)])));
+ * const row = await claims.submit({ key: "qris:payment.success:42", owner: "a1" });
  */
 export class KeyedBatcher<Input extends { readonly key: string }, Row> {
   #queue: Entry<Input, Row>[] = [];

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type BatchingOptions, KeyedBatcher } from "@kirimbayar/core";
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import type {
   ConsumeOptions,
@@ -16,6 +17,7 @@ import { uuidOfKey } from "./job-ids.js";
 /** The slice of a pg-boss 10 instance the inbox uses (pass your started `PgBoss`). */
 export interface PgBossLike {
   send(name: string, data: object, options: object): Promise<string | null>;
+  insert(jobs: object[], options?: object): Promise<unknown>;
   fetch(name: string, options: object): Promise<PgBossJob[]>;
   complete(name: string, id: string | string[], data?: object): Promise<unknown>;
   fail(name: string, id: string, data?: object): Promise<unknown>;
@@ -85,6 +87,13 @@ export interface PgBossInboxOptions {
    * `expireInSeconds` running: keep `fetchBatchSize / concurrency` times your slowest handler below it.
    */
   fetchBatchSize?: number;
+  /**
+   * Concurrent deliveries are written as one multi-row insert (pg-boss's `insert`; default on): under load one
+   * statement serves many events, the way the Postgres idempotency store batches its claims. A lone delivery goes
+   * at once. The answer is then "queued" for a duplicate too (its job is not added again), as on BullMQ. `false`
+   * sends each event on its own (`send`), answering "duplicate" for an event already queued.
+   */
+  enqueueBatching?: BatchingOptions | false;
 }
 
 interface JobData {
@@ -99,6 +108,8 @@ interface DeadData extends JobData {
   deadAt: number;
 }
 
+const DAY_MS = 24 * 60 * 60_000;
+const NO_ROWS: ReadonlyMap<string, never> = new Map<string, never>();
 const QUEUE_NAME = /^[A-Za-z0-9_.\-/]+$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -151,6 +162,26 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
   };
   const prepared = options.preparedStatements === false ? {} : { db: preparedDb };
   const jobs = `"${schema}".job`;
+  const jobOf = (message: InboxMessage) => ({
+    id: uuidOfKey(message.key),
+    name,
+    data: { message } satisfies JobData,
+    retryLimit: sendOptions.retryLimit,
+    retryDelay: sendOptions.retryDelay,
+    retryBackoff: sendOptions.retryBackoff,
+    expireInSeconds,
+    keepUntil: new Date(Date.now() + sendOptions.retentionDays * DAY_MS).toISOString(),
+  });
+  const inserts =
+    options.enqueueBatching === false
+      ? undefined
+      : new KeyedBatcher<{ key: string; job: object }, never>(async (calls) => {
+          await boss.insert(
+            calls.map((call) => call.job),
+            prepared,
+          );
+          return NO_ROWS;
+        }, options.enqueueBatching);
 
   function deadLetterOf(row: { id: string; data: unknown }): DeadLetter {
     const data = row.data as DeadData;
@@ -162,6 +193,10 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
     name,
 
     async enqueue(message) {
+      if (inserts !== undefined) {
+        await inserts.submit({ key: message.key, job: jobOf(message) });
+        return "queued";
+      }
       const id = await boss.send(name, { message } satisfies JobData, {
         ...sendOptions,
         ...prepared,
