@@ -14,7 +14,6 @@
 //     alternate round by round. Goal: at least 1,000 events/s per engine with the tuned concurrency (median of the
 //     rounds, interval from the rounds).
 // KIRIMBAYAR_BENCH_QUICK=1: one round of each, shorter runs (under a minute). Writes bench/results/inbox.md.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,10 +22,9 @@ import { createBullMqInbox } from "@kirimbayar/inbox/bullmq";
 import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer } from "@kirimbayar/test-redis-server";
-import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import PgBoss from "pg-boss";
-import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
+import { measure, startProcess, stopAll } from "../lib/orders-route-load.mjs";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 
 const ROUTE_GOAL = 0.5;
@@ -45,40 +43,6 @@ const DEFAULT_CONCURRENCY = 10;
 const DEFAULT_ROUNDS = quick ? 1 : 3;
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
-const children = new Set();
-
-/** Spawns `node script ...args` and resolves once a stdout line matches `ready`, with a time limit. */
-function startProcess(script, args, ready, timeoutMs = 15_000) {
-  const child = spawn(process.execPath, [join(here, script), ...args], { stdio: ["ignore", "pipe", "inherit"] });
-  children.add(child);
-  child.on("exit", () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not answer within ${timeoutMs} ms`)), timeoutMs);
-    let output = "";
-    child.stdout.on("data", (chunk) => {
-      output += chunk;
-      const match = ready.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, match });
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${script} exited with ${code} before it answered`));
-    });
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-    setTimeout(() => child.kill("SIGKILL"), 3_000).unref();
-  });
-}
-
 let postgres;
 let redis;
 let boss;
@@ -99,45 +63,13 @@ async function dropQueue(engine, name) {
   }
 }
 
-/** (a) One autocannon run against a fresh route server. */
+/** (a) One autocannon run against a fresh route server (lib/orders-route-server.mjs). */
 async function measureRoute(kind, round) {
   const name = queueName(`route-${kind}`);
-  const target = kind === "pg-boss" ? postgres.url : kind === "bullmq" ? String(redis.port) : "";
-  const { child, match } = await startProcess("route-server.mjs", [kind, target, name], /ready (\d+)/);
-  let sequence = 0;
+  const target = kind === "pg-boss" ? postgres.url : kind === "bullmq" ? String(redis.port) : undefined;
   try {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${match[1]}`,
-      connections: CONNECTIONS,
-      duration: DURATION_S,
-      requests: [
-        {
-          method: "POST",
-          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
-          headers: { "content-type": "application/json" },
-          setupRequest: (request) => {
-            sequence += 1;
-            // A new event each time: a fresh key to claim (direct) or a new job to write (inbox).
-            request.body = JSON.stringify({
-              order_no: `ORD-${kind}-${round}-${sequence}`,
-              cnote: `JP${sequence}`,
-              status: "Dikirim",
-            });
-            return request;
-          },
-        },
-      ],
-    });
-    return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
-      total: result.requests.total,
-    };
+    return await measure(kind, target, round, { connections: CONNECTIONS, duration: DURATION_S }, [name]);
   } finally {
-    await stop(child);
     if (kind !== "memory") await dropQueue(kind, name);
   }
 }
@@ -184,8 +116,8 @@ async function measureWorker(engine, round, concurrency) {
   const target = engine === "pg-boss" ? postgres.url : String(redis.port);
   try {
     const { child, match } = await startProcess(
-      "worker-run.mjs",
-      [engine, target, name, String(EVENTS), String(concurrency)],
+      process.execPath,
+      [join(here, "worker-run.mjs"), engine, target, name, String(EVENTS), String(concurrency)],
       /done (\d+) ([\d.]+)/,
       150_000,
     );
@@ -327,7 +259,7 @@ ${[
   writeFileSync(join(benchDir, "results/inbox.md"), fragment);
   console.log(fragment);
 } finally {
-  await Promise.all([...children].map(stop));
+  await stopAll();
   redisClient?.disconnect();
   await boss?.stop({ graceful: false, wait: true, timeout: 2_000 }).catch(() => {});
   await redis?.stop();

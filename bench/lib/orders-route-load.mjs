@@ -1,5 +1,5 @@
-// The load side of the store benchmarks (redis-vs-memory, postgres-vs-memory): starts lib/orders-route-server.mjs with
-// one store, drives its order-status route with autocannon (a new event per request, so every request claims and
+// The load side of the store and inbox benchmarks (redis-vs-memory, postgres-vs-memory, inbox): starts
+// lib/orders-route-server.mjs with one store or inbox, drives its order-status route with autocannon (a new event per request, so every request claims and
 // completes a fresh key) and stops it.
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -11,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const children = new Set();
 
 /** Spawns a process and resolves once a stdout line matches `ready`, with a time limit. */
-function startProcess(command, args, ready, timeoutMs = 10_000) {
+export function startProcess(command, args, ready, timeoutMs = 10_000) {
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
   children.add(child);
   child.on("exit", () => children.delete(child));
@@ -43,12 +43,18 @@ export function stop(child) {
 }
 
 /**
- * One autocannon run against a fresh server with the given store (`target`: the Redis port or Postgres URL).
+ * One autocannon run against a fresh server with the given store or inbox (`target`: the Redis port or Postgres
+ * URL; `more`: further server arguments, e.g. an inbox's queue name).
  *
  * @param {{ connections: number, duration: number }} load
  */
-export async function measure(store, target, round, load) {
-  const args = [join(here, "orders-route-server.mjs"), store, ...(target === undefined ? [] : [String(target)])];
+export async function measure(store, target, round, load, more = []) {
+  const args = [
+    join(here, "orders-route-server.mjs"),
+    store,
+    ...(target === undefined ? [] : [String(target)]),
+    ...more,
+  ];
   const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
   let sequence = 0;
   try {
@@ -63,7 +69,7 @@ export async function measure(store, target, round, load) {
           headers: { "content-type": "application/json" },
           setupRequest: (request) => {
             sequence += 1;
-            // A new event each time: the store claims and completes a fresh key on every request.
+            // A new event each time: a fresh key to claim and complete, or a new job to write (inbox mode).
             request.body = JSON.stringify({
               order_no: `ORD-${store}-${round}-${sequence}`,
               cnote: `JP${sequence}`,
