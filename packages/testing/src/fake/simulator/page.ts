@@ -56,10 +56,14 @@ function badge(status: string): string {
   return `<span class="badge badge-${esc(status.toLowerCase())}">${esc(status)}</span>`;
 }
 
-function qrCard(code: QrCodeView): string {
-  const key = domId("qr", code.historyId);
-  const what = `QR code ${rupiah(code.finalAmount)} (${code.historyId.slice(0, 8)})`;
-  const actions = code.actions
+/** How a QR code is named in labels: its amount and the start of its id. */
+function qrWhat(code: QrCodeView): string {
+  return `QR code ${rupiah(code.finalAmount)} (${code.historyId.slice(0, 8)})`;
+}
+
+/** The forms of the actions a QR code still allows (`extra`: hidden fields, e.g. where to return). */
+function qrActionForms(code: QrCodeView, key: string, extra?: string): string {
+  return code.actions
     .map((action) =>
       actionForm({
         path: `/qris/${action}`,
@@ -67,10 +71,17 @@ function qrCard(code: QrCodeView): string {
         id: code.historyId,
         action,
         buttonId: `${key}-${action}`,
-        what,
+        what: qrWhat(code),
+        ...(extra === undefined ? {} : { extra }),
       }),
     )
     .join("");
+}
+
+function qrCard(code: QrCodeView): string {
+  const key = domId("qr", code.historyId);
+  const what = qrWhat(code);
+  const actions = qrActionForms(code, key);
   const detail = `${SIMULATOR_PATH}/qris/${encodeURIComponent(code.historyId)}`;
   return `<article class="card" id="${key}" data-focus-key="${key}" tabindex="-1" aria-labelledby="${key}-h">
 <div class="card-head"><h3 id="${key}-h">${rupiah(code.finalAmount)}</h3>${badge(code.status)}</div>
@@ -89,20 +100,8 @@ ${code.paidAt ? `<dt>Paid</dt><dd>${time(code.paidAt)} with ${esc(code.paymentPr
 function qrDetail(code: QrCodeView): string {
   const key = domId("qr", code.historyId);
   const returnTo = `${SIMULATOR_PATH}/qris/${encodeURIComponent(code.historyId)}`;
-  const what = `QR code ${rupiah(code.finalAmount)} (${code.historyId.slice(0, 8)})`;
-  const actions = code.actions
-    .map((action) =>
-      actionForm({
-        path: `/qris/${action}`,
-        field: "history_id",
-        id: code.historyId,
-        action,
-        buttonId: `${key}-${action}`,
-        what,
-        extra: `<input type="hidden" name="return_to" value="${esc(returnTo)}">`,
-      }),
-    )
-    .join("");
+  const what = qrWhat(code);
+  const actions = qrActionForms(code, key, `<input type="hidden" name="return_to" value="${esc(returnTo)}">`);
   return `<section class="detail" id="${key}" data-focus-key="${key}" tabindex="-1" aria-labelledby="${key}-h">
 <div class="card-head"><h2 id="${key}-h">${rupiah(code.finalAmount)}</h2>${badge(code.status)}</div>
 <div class="detail-body">
