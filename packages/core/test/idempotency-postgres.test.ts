@@ -378,3 +378,124 @@ describe("statement names", () => {
     }
   });
 });
+
+describe("the transactional claim's one round trip (BEGIN; EXECUTE with inlined literals)", () => {
+  // Keys come from webhook bodies; inlined into SQL they must stay exactly what they were, whatever they hold.
+  const hostileKeys = [
+    "qris:payment.success:it's",
+    "qris:payment.success:back\\slash\\'quote",
+    "qris:payment.success:'); DROP TABLE kirimbayar_idempotency; --",
+    "qris:payment.success:$1 $2 $' $& $$ $$tag$$",
+    "qris:payment.success:pembayaran-é-日本-🙂",
+    "qris:payment.success:E'x' U&'\\0041'",
+  ];
+
+  for (const standardStrings of ["on", "off"]) {
+    it(`records hostile keys literally (standard_conforming_strings ${standardStrings})`, async () => {
+      const own = new pg.Pool({
+        connectionString: server.url,
+        max: 2,
+        options: `-c standard_conforming_strings=${standardStrings}`,
+      });
+      own.on("error", () => {});
+      try {
+        const table = `hostile_${tables++}`;
+        const store = new PostgresIdempotencyStore({ pool: own, table });
+        await store.ensureSchema();
+        for (const key of hostileKeys) {
+          const tx = await store.begin();
+          expect((await tx.claim(key, 60_000)).state).toBe("claimed");
+          await tx.commit();
+        }
+        const { rows } = await pool.query(`SELECT key FROM ${table} ORDER BY key`);
+        expect(rows.map((row) => row.key)).toEqual([...hostileKeys].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+        // And each is a duplicate of itself afterwards, found through the same inlined claim.
+        for (const key of hostileKeys) {
+          const tx = await store.begin();
+          expect((await tx.claim(key, 60_000)).state).toBe("completed");
+          await tx.rollback();
+        }
+      } finally {
+        await own.end();
+      }
+    });
+  }
+
+  it("opens and claims in one query, prepares once per connection, and again on a connection the pool replaced", async () => {
+    const own = new pg.Pool({ connectionString: server.url, max: 1, application_name: "kirimbayar-round-trips" });
+    own.on("error", () => {});
+    const sent: string[] = [];
+    // Every statement a lent connection runs, by its first word.
+    const counted = new WeakSet<object>();
+    own.on("connect", (client) => {
+      if (counted.has(client)) return;
+      counted.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        const text = typeof args[0] === "string" ? args[0] : String((args[0] as { text?: string })?.text);
+        sent.push(text.split(/[\s(]/)[0] as string);
+        return query(...args);
+      };
+    });
+    try {
+      const store = new PostgresIdempotencyStore({ pool: own, table: `rt_${tables++}` });
+      await store.ensureSchema();
+      sent.length = 0;
+      const deliver = async (key: string) => {
+        const tx = await store.begin();
+        expect((await tx.claim(key, 60_000)).state).toBe("claimed");
+        await tx.commit();
+      };
+      await deliver("k-1");
+      await deliver("k-2");
+      expect(sent).toEqual(["PREPARE", "BEGIN;", "COMMIT", "BEGIN;", "COMMIT"]);
+      // The backend dies while idle: the pool replaces the connection, and the new one gets its own PREPARE.
+      await pool.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kirimbayar-round-trips'",
+      );
+      await sleep(100);
+      sent.length = 0;
+      let delivered = false;
+      for (let attempt = 0; attempt < 3 && !delivered; attempt++) {
+        try {
+          await deliver("k-3");
+          delivered = true;
+        } catch {
+          // The first use of a connection killed while idle may fail once (503 for a webhook); the next works.
+        }
+      }
+      expect(delivered).toBe(true);
+      expect(sent.filter((text) => text === "PREPARE")).toHaveLength(1);
+    } finally {
+      await own.end();
+    }
+  });
+
+  it("with preparedStatements: false (a transaction-mode pooler) sends BEGIN, then the claim as a plain statement", async () => {
+    const own = new pg.Pool({ connectionString: server.url, max: 1 });
+    own.on("error", () => {});
+    const sent: string[] = [];
+    own.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+        sent.push(String(args[0]).split(/[\s(]/)[0] as string);
+        return query(...args);
+      };
+    });
+    try {
+      const store = new PostgresIdempotencyStore({ pool: own, table: `np_${tables++}`, preparedStatements: false });
+      await store.ensureSchema();
+      sent.length = 0;
+      for (const key of ["it's", "k-2", "it's"]) {
+        const tx = await store.begin();
+        const claim = await tx.claim(key, 60_000);
+        await (claim.state === "claimed" ? tx.commit() : tx.rollback());
+      }
+      expect(sent).toEqual(["BEGIN", "WITH", "COMMIT", "BEGIN", "WITH", "COMMIT", "BEGIN", "WITH", "ROLLBACK"]);
+      const { rows } = await pool.query(`SELECT key FROM np_${tables - 1} ORDER BY key`);
+      expect(rows.map((row) => row.key)).toEqual(["it's", "k-2"]);
+    } finally {
+      await own.end();
+    }
+  });
+});

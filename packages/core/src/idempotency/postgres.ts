@@ -36,7 +36,10 @@ export interface PostgresIdempotencyStoreOptions {
   table?: string;
   /**
    * Send the store's statements as named prepared statements, parsed and planned once per connection (default:
-   * `true` with a `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite).
+   * `true` with a `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite). With it, a
+   * transactional delivery opens its transaction and claims in one round trip (`BEGIN; EXECUTE …`, after one SQL
+   * `PREPARE` per connection); set `false` behind a transaction-mode pooler (PgBouncer), which keeps no SQL
+   * prepared statement between transactions: BEGIN and the claim then go as two statements.
    */
   preparedStatements?: boolean;
   /**
@@ -141,6 +144,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
   readonly #schema: string[];
   readonly #prepared: boolean;
   readonly #sql: Record<"claim" | "state" | "complete" | "release" | "claimInTransaction" | "sweep", Statement>;
+  readonly #transactionalClaim: TransactionalClaimStatement;
   readonly #claims: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   readonly #completions: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   // One connection serves one statement or transaction at a time.
@@ -223,6 +227,11 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
       claimInTransaction: named("claimInTransaction"),
       sweep: named("sweep"),
     };
+    this.#transactionalClaim = {
+      name: `kirimbayar_txclaim_${tableTag}`,
+      text: texts.claimInTransaction,
+      prepared: new WeakSet(),
+    };
     const batching =
       options.batching === false ? { maxSize: 1, maxInFlight: Number.MAX_SAFE_INTEGER } : options.batching;
     this.#claims = new KeyedBatcher((calls) => this.#runBatch(this.#sql.claim, calls), batching);
@@ -262,13 +271,14 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     if (typeof client?.transaction === "function") return this.#beginWithCallback(client as CallbackTransactions);
     const { connection, done } = await this.#connection();
     const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
-    try {
-      await query({ text: "BEGIN" }, []);
-    } catch (error) {
-      done(error);
-      throw unavailable("BEGIN", error);
-    }
-    return new PostgresTransaction(connection, done, this.#sql.claimInTransaction, query);
+    // BEGIN goes out with the claim (see PostgresTransaction.claim).
+    return new PostgresTransaction(
+      connection,
+      done,
+      this.#prepared ? this.#transactionalClaim : undefined,
+      query,
+      this.#transactionalClaim.text,
+    );
   }
 
   // PGlite runs a transaction through `transaction(callback)`, which also makes the app's own statements on the same
@@ -360,21 +370,67 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 }
 
-/** One delivery's transaction on one connection. */
+/**
+ * The claim of a transactional delivery as an SQL-level prepared statement, so that `BEGIN` and the claim travel as
+ * one simple-protocol query (`BEGIN; EXECUTE …`): the simple protocol takes no parameters, and a prepared statement
+ * keeps the claim parsed and planned once per connection rather than on every delivery.
+ */
+interface TransactionalClaimStatement {
+  readonly name: string;
+  readonly text: string;
+  /** The connections it is prepared on (a connection the pool replaced is a new object). */
+  readonly prepared: WeakSet<object>;
+}
+
+/**
+ * One delivery's transaction on one connection. It opens with its claim: `BEGIN; EXECUTE claim(…)` in one round
+ * trip (the values inlined as quoted literals), so a delivery costs two round trips of its own, open-and-claim and
+ * COMMIT (plus one `PREPARE` the first time a connection serves a transactional delivery).
+ */
 class PostgresTransaction implements IdempotencyTransaction {
+  #open = false;
   #ended = false;
 
   constructor(
     readonly handle: PgQueryable,
     private readonly done: (error?: unknown) => void,
-    private readonly claimSql: Statement,
+    /** Without one (`preparedStatements: false`), BEGIN and the claim go as two statements, the claim unnamed. */
+    private readonly claimStatement: TransactionalClaimStatement | undefined,
     private readonly query: (statement: Statement, values: unknown[]) => PromiseLike<QueryResult>,
+    private readonly unpreparedClaimText: string,
   ) {}
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    if (this.claimStatement === undefined) return this.#claimUnprepared(key, retentionMs);
+    const { name, text, prepared } = this.claimStatement;
     let row: Record<string, unknown> | undefined;
     try {
-      row = (await this.query(this.claimSql, [key, retentionMs])).rows[0];
+      const execute = `EXECUTE ${name}(${quoteLiteral(key)}, ${quoteNumber(retentionMs)})`;
+      if (!prepared.has(this.handle)) {
+        await this.query({ text: `PREPARE ${name}(text, double precision) AS ${text}` }, []);
+        prepared.add(this.handle);
+      }
+      const opening = !this.#open;
+      this.#open = true;
+      const result = await this.query({ text: opening ? `BEGIN; ${execute}` : execute }, []);
+      // A multi-statement query answers with one result per statement: the claim's is the last.
+      const results = result as QueryResult | QueryResult[];
+      row = (Array.isArray(results) ? results[results.length - 1] : results)?.rows[0];
+    } catch (error) {
+      throw unavailable("claim", error);
+    }
+    return transactionalClaimOf(row);
+  }
+
+  async #claimUnprepared(key: string, retentionMs: number): Promise<ClaimResult> {
+    const text = this.unpreparedClaimText;
+    let row: Record<string, unknown> | undefined;
+    try {
+      if (!this.#open) {
+        this.#open = true;
+        await this.query({ text: "BEGIN" }, []);
+      }
+      row = (await this.query({ text }, [key, retentionMs])).rows[0];
     } catch (error) {
       throw unavailable("claim", error);
     }
@@ -392,6 +448,8 @@ class PostgresTransaction implements IdempotencyTransaction {
   async #end(statement: "COMMIT" | "ROLLBACK"): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    // Nothing was sent yet: there is no transaction to end, only the connection to give back.
+    if (!this.#open) return this.done();
     try {
       await this.query({ text: statement }, []);
       this.done();
@@ -401,6 +459,20 @@ class PostgresTransaction implements IdempotencyTransaction {
       throw unavailable(statement, error);
     }
   }
+}
+
+/**
+ * A string as a PostgreSQL literal: quotes doubled, and backslashes doubled under `E''` so the literal means the
+ * same whatever `standard_conforming_strings` says (as `pg`'s `escapeLiteral`).
+ */
+function quoteLiteral(value: string): string {
+  const quoted = `'${value.replaceAll("'", "''")}'`;
+  return value.includes("\\") ? ` E${quoted.replaceAll("\\", "\\\\")}` : quoted;
+}
+
+function quoteNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError("PostgresIdempotencyStore: retention must be a finite number");
+  return String(value);
 }
 
 /** A single connection that runs transactions through a callback (PGlite). */
