@@ -1,10 +1,11 @@
 // One benchmark server per framework (Express, Hono, NestJS, Fastify), each with three POST routes on the same app:
 //   /bare                 the framework's plain JSON route
-//   /handrolled?token=…   the hand-rolled equivalent (handrolled.mjs)
+//   /handrolled?token=…   the minimal hand-rolled equivalent (handrolled.mjs), context
+//   /same-checks?token=…  the hand-rolled route doing the webhook route's checks (handrolled.mjs), the goals' baseline
 //   /webhooks/qris?token=… the kirimbayar adapter (memory store, token verification)
 import "reflect-metadata";
 import { MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
-import { createHandRolled, HAND_ROLLED_CACHE_ENTRIES, TOKEN } from "./handrolled.mjs";
+import { createHandRolled, createHandRolledSameChecks, HAND_ROLLED_CACHE_ENTRIES, TOKEN } from "./handrolled.mjs";
 
 const webhookOptions = () => ({
   qris: {
@@ -28,6 +29,11 @@ async function express(port) {
     const [status, body] = handRolled(req.query.token, req.body);
     res.status(status).json(body);
   });
+  const sameChecks = createHandRolledSameChecks(processed);
+  app.post("/same-checks", express.raw({ type: "application/json", limit: "64kb" }), async (req, res) => {
+    const [status, body] = await sameChecks(req.query.token, req.body);
+    res.status(status).json(body);
+  });
   return new Promise((resolve) => app.listen(port, "127.0.0.1", resolve));
 }
 
@@ -36,6 +42,7 @@ async function hono(port) {
   const { serve } = await import("@hono/node-server");
   const { createWebhookApp } = await import("@kirimbayar/hono");
   const handRolled = createHandRolled();
+  const sameChecks = createHandRolledSameChecks(processed);
   const webhooks = createWebhookApp(webhookOptions());
   webhooks.receivers.qris.on("payment.success", processed);
   const app = new Hono()
@@ -43,6 +50,12 @@ async function hono(port) {
     .post("/bare", async (c) => c.json({ ok: true, id: (await c.req.json()).data?.qris_history_id }))
     .post("/handrolled", async (c) => {
       const [status, body] = handRolled(c.req.query("token"), await c.req.text());
+      return c.json(body, status);
+    })
+    .post("/same-checks", async (c) => {
+      // The bytes, as the receiver reads them: strict UTF-8 is part of the checks.
+      const raw = new Uint8Array(await c.req.arrayBuffer());
+      const [status, body] = await sameChecks(c.req.query("token"), raw);
       return c.json(body, status);
     });
   return new Promise((resolve) => serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, resolve));
@@ -53,6 +66,7 @@ async function nestjs(port) {
   const { NestFactory } = await import("@nestjs/core");
   const { KirimbayarModule, OnQrisEvent } = await import("@kirimbayar/nestjs");
   const handRolled = createHandRolled();
+  const sameChecks = createHandRolledSameChecks(processed);
 
   // Decorators applied as functions: this file is plain JavaScript.
   class BenchController {
@@ -61,6 +75,10 @@ async function nestjs(port) {
     }
     handrolled(req, token, res) {
       const [status, body] = handRolled(token, req.rawBody);
+      res.status(status).json(body);
+    }
+    async sameChecks(req, token, res) {
+      const [status, body] = await sameChecks(token, req.rawBody);
       res.status(status).json(body);
     }
   }
@@ -75,6 +93,10 @@ async function nestjs(port) {
   Req()(BenchController.prototype, "handrolled", 0);
   Query("token")(BenchController.prototype, "handrolled", 1);
   Res()(BenchController.prototype, "handrolled", 2);
+  Post("same-checks")(...method("sameChecks"));
+  Req()(BenchController.prototype, "sameChecks", 0);
+  Query("token")(BenchController.prototype, "sameChecks", 1);
+  Res()(BenchController.prototype, "sameChecks", 2);
   Controller()(BenchController);
 
   class PaymentHandlers {
@@ -102,6 +124,7 @@ async function fastify(port) {
   const { default: Fastify } = await import("fastify");
   const { createWebhookPlugin } = await import("@kirimbayar/fastify");
   const handRolled = createHandRolled();
+  const sameChecks = createHandRolledSameChecks(processed);
   const webhooks = createWebhookPlugin(webhookOptions());
   webhooks.receivers.qris.on("payment.success", processed);
   const app = Fastify();
@@ -119,6 +142,10 @@ async function fastify(port) {
       const [status, body] = handRolled(request.query.token, request.body);
       return reply.code(status).send(body);
     });
+    scoped.post("/same-checks", async (request, reply) => {
+      const [status, body] = await sameChecks(request.query.token, request.body);
+      return reply.code(status).send(body);
+    });
   });
   await app.listen({ port, host: "127.0.0.1" });
 }
@@ -129,5 +156,7 @@ await servers[framework](Number(port));
 // The parent reads this process's CPU time around each run.
 process.on("message", (message) => {
   if (message === "cpu") process.send(process.cpuUsage());
+  // A clean exit (a `--cpu-prof` run writes its profile on exit).
+  if (message === "exit") process.exit(0);
 });
 process.send("ready");

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createFixtures, toWebhookRequest } from "@kirimbayar/testing";
@@ -298,6 +299,39 @@ describe("createWebhookPlugin: core's HTTP contract through Fastify", () => {
 });
 
 describe("createWebhookPlugin: in the host app", () => {
+  // A global preParsing hook that reads the body first, as fastify-raw-body does: the plugin's parser finds the
+  // stream ended and takes the bytes the hook kept, or answers 500 naming the problem when it kept none.
+  function consumingHook(keep: boolean) {
+    return (host: FastifyInstance) => {
+      host.addHook("preParsing", async (request, _reply, payload) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of payload) chunks.push(chunk as Buffer);
+        const body = Buffer.concat(chunks);
+        if (keep) (request as typeof request & { rawBody?: Buffer }).rawBody = body;
+        return Readable.from([body]);
+      });
+    };
+  }
+
+  it("takes the bytes a host hook that consumed the body kept on request.rawBody", async () => {
+    const { plugin, base } = await start(sourceOptions(), { before: consumingHook(true) });
+    const calls = recordCalls(plugin);
+    const delivery = qrisDelivery(base, secrets.qrisToken, "hooked-1");
+    const response = await send(delivery.url, { method: "POST", headers: delivery.headers, body: delivery.rawBody });
+    expect(response.status).toBe(200);
+    expect(calls).toEqual(["qris:hooked-1"]);
+  });
+
+  it("answers 500 naming the problem, and runs nothing, when a host hook consumed the body and kept no bytes", async () => {
+    const { plugin, base } = await start(sourceOptions(), { before: consumingHook(false) });
+    const calls = recordCalls(plugin);
+    const delivery = qrisDelivery(base, secrets.qrisToken, "hooked-2");
+    const response = await send(delivery.url, { method: "POST", headers: delivery.headers, body: delivery.rawBody });
+    expect(response.status).toBe(500);
+    expect(JSON.parse(response.text).message).toMatch(/rawBody/);
+    expect(calls).toEqual([]);
+  });
+
   it("leaves the host app's JSON parsing elsewhere untouched", async () => {
     const parsedBodies: unknown[] = [];
     const { app, plugin, base } = await start(sourceOptions(), {
