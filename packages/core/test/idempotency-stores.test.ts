@@ -38,12 +38,15 @@ beforeAll(async () => {
   pgClient.on("error", () => {});
   await pgClient.connect();
   pglite = new PGlite();
+  // PGlite compiles its WebAssembly on the event loop as soon as it is created: waiting for it here keeps that
+  // work from landing in the middle of the Redis tests, where it delayed an answer past the 1 s operation limit.
+  await pglite.waitReady;
   redis = await startRedisServer();
   ioredis = new IORedis(redis.port, "127.0.0.1", { enableOfflineQueue: true, lazyConnect: true });
   await ioredis.connect();
   nodeRedis = createClient({ url: redis.url, disableOfflineQueue: true });
   await nodeRedis.connect();
-});
+}, 60_000); // two real servers and PGlite's start, on a busy CI machine
 
 afterAll(async () => {
   await pool?.end();
