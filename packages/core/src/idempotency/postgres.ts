@@ -272,13 +272,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     const { connection, done } = await this.#connection();
     const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
     // BEGIN goes out with the claim (see PostgresTransaction.claim).
-    return new PostgresTransaction(
-      connection,
-      done,
-      this.#prepared ? this.#transactionalClaim : undefined,
-      query,
-      this.#transactionalClaim.text,
-    );
+    return new PostgresTransaction(connection, done, this.#transactionalClaim, this.#prepared, query);
   }
 
   // PGlite runs a transaction through `transaction(callback)`, which also makes the app's own statements on the same
@@ -394,14 +388,14 @@ class PostgresTransaction implements IdempotencyTransaction {
   constructor(
     readonly handle: PgQueryable,
     private readonly done: (error?: unknown) => void,
-    /** Without one (`preparedStatements: false`), BEGIN and the claim go as two statements, the claim unnamed. */
-    private readonly claimStatement: TransactionalClaimStatement | undefined,
+    private readonly claimStatement: TransactionalClaimStatement,
+    /** `false` (`preparedStatements: false`): BEGIN and the claim go as two statements, the claim unnamed. */
+    private readonly usePrepared: boolean,
     private readonly query: (statement: Statement, values: unknown[]) => PromiseLike<QueryResult>,
-    private readonly unpreparedClaimText: string,
   ) {}
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
-    if (this.claimStatement === undefined) return this.#claimUnprepared(key, retentionMs);
+    if (!this.usePrepared) return this.#claimUnprepared(key, retentionMs);
     const { name, text, prepared } = this.claimStatement;
     let row: Record<string, unknown> | undefined;
     try {
@@ -423,7 +417,7 @@ class PostgresTransaction implements IdempotencyTransaction {
   }
 
   async #claimUnprepared(key: string, retentionMs: number): Promise<ClaimResult> {
-    const text = this.unpreparedClaimText;
+    const { text } = this.claimStatement;
     let row: Record<string, unknown> | undefined;
     try {
       if (!this.#open) {
