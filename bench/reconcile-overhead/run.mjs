@@ -3,11 +3,15 @@
 // status calls made directly with the client. Half the payments were paid while every webhook delivery failed, so
 // the reconciler turns each of those into an event and runs it through the receiver's handler and idempotency store
 // (a fresh receiver per round, so every round applies them); the direct side only asks. Same concurrency (4) on
-// both sides; rounds alternate which side goes first. Goal (issue 16): reconciliation at most 1.2x the direct calls.
+// both sides; rounds alternate which side goes first. Each side starts from a collected heap, so neither pays for
+// the other's garbage (without it a major collection lands on one side or the other at random: per-round ratios
+// ranged 0.89-1.80 in one process, 1.17-1.46 with it). Goal (issue 16): reconciliation at most 1.2x the direct calls.
 // Writes bench/results/reconcile-overhead.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { createReconciler, QrisClient } from "@kirimbayar/core";
 import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createFakeProvider } from "@kirimbayar/testing";
@@ -16,14 +20,20 @@ import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, ver
 const GOAL = 1.2;
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const PAYMENTS = quick ? 1_000 : 10_000;
-const ROUNDS = quick ? 2 : 7;
+const ROUNDS = quick ? 2 : 15;
 const CONCURRENCY = 4;
 const TOKEN = "bench-qris-token";
 const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
+// `gc()` without a command-line flag, so `node run.mjs` and bench/run-all.mjs start it as before.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc");
 
 // The shop was down for every delivery: the payments are found only by reconciliation.
+// No request log: it would grow by 20,000 records a round, and the major collections of that growing heap fell
+// mostly on the side that allocates more (per-round ratios drifted from 1.3x to 2x over 15 rounds).
 const provider = createFakeProvider({
   rateLimit: false,
+  recordRequests: false,
   webhooks: {
     qrisUrl: `https://shop.example.co.id/webhooks/qris?token=${TOKEN}`,
     fetch: async () => new Response("", { status: 500 }),
@@ -51,6 +61,7 @@ async function inWorkers(items, work) {
 }
 
 async function direct() {
+  collectGarbage();
   const started = performance.now();
   await inWorkers(references, (reference) => qris.getQrisPaymentStatus(reference.history_id));
   return performance.now() - started;
@@ -70,6 +81,7 @@ async function reconciled() {
     concurrency: CONCURRENCY,
     minIntervalPerIdMs: 0,
   });
+  collectGarbage();
   const started = performance.now();
   const results = await reconciler.reconcile(references);
   const elapsed = performance.now() - started;
@@ -101,7 +113,7 @@ ${PAYMENTS.toLocaleString("en")} pending QR payments in the in-process fake prov
 webhook delivery failed. "Direct": \`QrisClient.getQrisPaymentStatus\` for each, ${CONCURRENCY} at a time. "Reconciled":
 \`createReconciler({ concurrency: ${CONCURRENCY}, minIntervalPerIdMs: 0 }).reconcile(references)\`, which also turns each paid one into
 its event and runs it through a fresh receiver's handler and memory idempotency store. ${ROUNDS} rounds, the side that goes first
-alternates; the goal figure is the median of the per-round ratios, with a confidence interval from the rounds.
+alternates, each side starts from a collected heap; the goal figure is the median of the per-round ratios, with a confidence interval from the rounds.
 
 | Side | per reference (median) |
 | --- | ---: |

@@ -102,7 +102,7 @@ function createFakeApp(controlApi: boolean): FakeApp {
       status: 0,
       at: new Date(deps.world.clock.now()),
     };
-    deps.requests.push(record);
+    if (deps.recordRequests) deps.requests.push(record);
     const signal = c.req.raw.signal;
     try {
       const fault = deps.faults.pending > 0 ? deps.faults.take(c.req.method, pathname) : undefined;

@@ -57,6 +57,12 @@ export interface FakeProviderOptions {
   rateLimit?: RateLimitOptions | false;
   /** Real milliseconds added to every API response. Default 0. */
   latencyMs?: number;
+  /**
+   * Keep every API request in {@link FakeProvider.requests}. Default `true`. The log grows with every call and is
+   * only emptied by `reset()`: pass `false` for load tests and long-running fakes (a reconciler polling for hours),
+   * where it would hold memory and slow the host's garbage collection more and more.
+   */
+  recordRequests?: boolean;
   /** Lifetime of a QR code. Default 15 minutes. */
   qrisExpiryMs?: number;
   /** Lifetime of a payment created without `expiry_duration`, in seconds. Default 86 400. */
@@ -80,7 +86,7 @@ export interface FakeProvider {
   readonly apiKeys: Readonly<Record<FakeService, readonly string[]>>;
   /** Every webhook attempt, in order. */
   readonly deliveries: readonly DeliveryAttempt[];
-  /** Every API request answered, in order (no headers, keys redacted). */
+  /** Every API request answered, in order (no headers, keys redacted); empty with `recordRequests: false`. */
   readonly requests: readonly RecordedRequest[];
   readonly payments: {
     /** The customer pays a PENDING payment; resolves after the callback's first attempt. */
@@ -213,6 +219,7 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     rateLimiter: options.rateLimit === false ? undefined : new RateLimiter(timers, options.rateLimit ?? {}),
     faults: new FaultQueue(),
     latencyMs: options.latencyMs ?? 0,
+    recordRequests: options.recordRequests ?? true,
     requests: [],
   };
   const app = fakeApp(options.controlApi ?? false);

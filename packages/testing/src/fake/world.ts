@@ -30,6 +30,8 @@ export interface FakeDeps {
   rateLimiter: RateLimiter | undefined;
   faults: FaultQueue;
   latencyMs: number;
+  /** `false` (option `recordRequests`): `requests` stays empty. */
+  recordRequests: boolean;
   requests: RecordedRequest[];
 }
 
