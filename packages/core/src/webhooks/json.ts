@@ -50,6 +50,14 @@ export function findKeyProblemIn(value: unknown, text: string, rejectDuplicates:
   return findKeyProblem(text, rejectDuplicates);
 }
 
+/**
+ * {@link findKeyProblemIn} for text that `JSON.stringify` wrote, which never repeats a key: only the walk for
+ * prototype keys, without counting the keys the text spells.
+ */
+export function findPrototypeKeyIn(value: unknown, text: string): string | undefined {
+  return countKeysUnlessForbidden(value) >= 0 ? undefined : findKeyProblem(text, false);
+}
+
 // Containers still to visit by countKeysUnlessForbidden. One array for every call (the walk is synchronous and
 // leaves it empty), so a delivery does not grow a new one.
 const pending: object[] = [];

@@ -15,7 +15,7 @@ import { claimKey } from "./pipeline/claim.js";
 import { completeClaim } from "./pipeline/complete.js";
 import { enqueueEvent } from "./pipeline/enqueue.js";
 import { type IdempotencySettings, monotonicNow } from "./pipeline/idempotency-settings.js";
-import { parseEvent } from "./pipeline/parse.js";
+import { type KeyCheck, parseEvent } from "./pipeline/parse.js";
 import { runHandlers } from "./pipeline/run.js";
 import { storeOperation } from "./pipeline/store-operation.js";
 import { runInTransaction, type TransactionalOutcomes } from "./pipeline/transactional.js";
@@ -299,7 +299,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     maxBodyBytes,
     allowMissingContentType: options.allowMissingContentType ?? true,
   };
-  const rejectDuplicateKeys = options.rejectDuplicateKeys ?? true;
+  const webhookKeyCheck: KeyCheck = options.rejectDuplicateKeys === false ? "allow-duplicates" : "reject-duplicates";
   const crypto = options.crypto ?? defaultCryptoProvider;
   const clock = options.clock ?? Date.now;
   const idempotency = options.idempotency ?? {};
@@ -342,8 +342,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
   let deliveryCount = 0;
   const errorHandlers: WebhookErrorHandler[] = [];
 
-  // Failures of events applied through applyEvent, by event object, so the caller learns the error itself.
-  const applyFailures = new WeakMap<object, { error?: unknown }>();
+  // Failures of events being applied through applyEvent or processInboxMessage, by event object, so the caller
+  // learns the error itself. A Map emptied as each apply ends, not a WeakMap: weak entries cost every garbage
+  // collection, and a reconciliation run applies thousands of events.
+  const applyFailures = new Map<object, { error?: unknown }>();
 
   async function reportError(error: unknown, errorContext: WebhookErrorContext): Promise<void> {
     const slot = typeof errorContext.event === "object" ? applyFailures.get(errorContext.event as object) : undefined;
@@ -405,7 +407,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   // Parses the body once the request verifiers passed (`failure` is theirs), then runs the event verifiers.
   function parseVerified(failure: string | undefined, delivery: DeliveryVerificationRequest): Outcome {
     if (failure !== undefined) return unauthorized(failure);
-    const parsed = parseEvent(delivery.body, source, definition, rejectDuplicateKeys);
+    const parsed = parseEvent(delivery.body, source, definition, webhookKeyCheck);
     if (!parsed.ok) return parsed.response;
     const event = parsed.event;
     const rejection = firstFailure(eventVerifiers, delivery, event);
@@ -627,7 +629,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     } catch (error) {
       return { outcome: "invalid", error };
     }
-    return applyBody(new RequestBody(text ?? ""), "reconciliation", clock(), undefined);
+    return applyBody(new RequestBody(text ?? ""), "serialized", "reconciliation", clock(), undefined);
   }
 
   async function processInboxMessage(message: InboxMessage): Promise<AppliedEvent> {
@@ -639,18 +641,20 @@ export function createWebhookReceiver<S extends WebhookSource>(
       return { outcome: "invalid", error };
     }
     const receivedAt = Number.isFinite(message.receivedAt) ? message.receivedAt : clock();
-    return applyBody(new RequestBody(message.body), "inbox", receivedAt, message.key);
+    // A queued body is text from outside the process: checked like a webhook's, repeated keys allowed as before.
+    return applyBody(new RequestBody(message.body), "allow-duplicates", "inbox", receivedAt, message.key);
   }
 
   // Parse → claim → run → complete for an event that did not come through handle(): no transport checks and no
   // verifiers (the webhook's were passed before it was queued, or it came from the provider's status endpoint).
   async function applyBody(
     body: RequestBody,
+    keyCheck: KeyCheck,
     origin: "reconciliation" | "inbox",
     now: number,
     knownKey: string | undefined,
   ): Promise<AppliedEvent> {
-    const parsed = parseEvent(body, source, definition, false);
+    const parsed = parseEvent(body, source, definition, keyCheck);
     if (!parsed.ok) {
       const error = new WebhookProcessingError(JSON.parse(parsed.response.body).message, {
         code: "webhook_invalid_event",
@@ -670,6 +674,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
     } catch (error) {
       finish?.(500, "", error);
       return { outcome: "failed", error };
+    } finally {
+      applyFailures.delete(event);
     }
     finish?.(response.status, response.body, slot.error);
     const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);

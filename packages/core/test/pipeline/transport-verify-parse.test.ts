@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RequestBody } from "../../src/webhooks/body.js";
-import { parseEvent } from "../../src/webhooks/pipeline/parse.js";
+import { type KeyCheck, parseEvent } from "../../src/webhooks/pipeline/parse.js";
 import { checkTransport, MissingRawBody, type TransportRules } from "../../src/webhooks/pipeline/transport.js";
 import { firstFailure } from "../../src/webhooks/pipeline/verify.js";
 import { SOURCES } from "../../src/webhooks/sources.js";
@@ -80,7 +80,8 @@ describe("verify stage", () => {
 });
 
 describe("parse stage", () => {
-  const parse = (text: string | Uint8Array) => parseEvent(new RequestBody(text), "qris", SOURCES.qris, true);
+  const parse = (text: string | Uint8Array) =>
+    parseEvent(new RequestBody(text), "qris", SOURCES.qris, "reject-duplicates");
 
   it("returns the typed event of a valid body", () => {
     const result = parse(JSON.stringify(qrisSuccess()));
@@ -99,5 +100,26 @@ describe("parse stage", () => {
     expect(message("  ")).toMatch(/400 .*the body is empty/);
     expect(message('{"event":"payment.success","event":"payment.expired"}')).toMatch(/400 .*duplicate/i);
     expect(message('{"event":"payment.success","data":{}}')).toMatch(/400 .*Invalid qris webhook body/);
+  });
+
+  it("refuses prototype keys in every key-check mode, and repeated keys only when asked", () => {
+    const check = (text: string, keyCheck: KeyCheck) => {
+      const result = parseEvent(new RequestBody(text), "qris", SOURCES.qris, keyCheck);
+      return result.ok ? "ok" : result.response.body;
+    };
+    const success = qrisSuccess();
+    const repeated = JSON.stringify(success).replace('"event":', '"event":"payment.expired","event":');
+    expect(check(repeated, "reject-duplicates")).toMatch(/duplicate/i);
+    expect(check(repeated, "allow-duplicates")).toBe("ok");
+    // The text applyEvent parses comes from JSON.stringify, so an own `__proto__` key (say, from a provider's JSON
+    // that JSON.parse read) is still in it and still refused.
+    const hostile = JSON.parse(`{"__proto__":{"polluted":true},"event":"payment.success"}`) as Record<string, unknown>;
+    const serialized = JSON.stringify({ ...success, data: { ...success.data, nested: hostile } });
+    expect(serialized).toContain('"__proto__"');
+    for (const keyCheck of ["reject-duplicates", "allow-duplicates", "serialized"] as const) {
+      expect(check(serialized, keyCheck)).toMatch(/__proto__/);
+      expect(check(JSON.stringify(success), keyCheck)).toBe("ok");
+    }
+    expect(check('{"constructor":{},"event":"payment.success"}', "serialized")).toMatch(/constructor/);
   });
 });

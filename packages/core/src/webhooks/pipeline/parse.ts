@@ -1,6 +1,6 @@
 import type { RequestBody } from "../body.js";
 import type { WebhookHttpResponse } from "../contract.js";
-import { findKeyProblemIn } from "../json.js";
+import { findKeyProblemIn, findPrototypeKeyIn } from "../json.js";
 import { webhookResponse } from "../response.js";
 import type { SourceDefinition } from "../sources.js";
 import type { WebhookSource } from "../verifiers/types.js";
@@ -11,14 +11,23 @@ export type ParseResult =
   | { readonly ok: false; readonly response: WebhookHttpResponse };
 
 /**
- * The parse stage, run only once the request verifiers passed: strict UTF-8, JSON, no duplicate or prototype
- * keys (when `rejectDuplicateKeys`), then the source's tolerant schema. Every refusal is a 400 naming the problem.
+ * Which keys the parse stage refuses besides prototype keys (`__proto__`, `constructor`, `prototype`), always refused:
+ * - `"reject-duplicates"`: a key repeated in one object too (a webhook, unless `rejectDuplicateKeys: false`);
+ * - `"allow-duplicates"`: no more (`rejectDuplicateKeys: false`, and queued inbox bodies);
+ * - `"serialized"`: no more, for text `JSON.stringify` wrote (`applyEvent`), which cannot repeat a key, so the
+ *   text is not scanned for repeats.
+ */
+export type KeyCheck = "reject-duplicates" | "allow-duplicates" | "serialized";
+
+/**
+ * The parse stage, run only once the request verifiers passed: strict UTF-8, JSON, no prototype keys and no
+ * duplicate keys (as `keyCheck` says), then the source's tolerant schema. Every refusal is a 400 naming the problem.
  */
 export function parseEvent(
   body: RequestBody,
   source: WebhookSource,
   definition: SourceDefinition,
-  rejectDuplicateKeys: boolean,
+  keyCheck: KeyCheck,
 ): ParseResult {
   const text = body.text();
   if (text === undefined) return refuse("Invalid body: not valid UTF-8");
@@ -28,7 +37,10 @@ export function parseEvent(
   } catch {
     return refuse(`Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`);
   }
-  const keyProblem = findKeyProblemIn(json, text, rejectDuplicateKeys);
+  const keyProblem =
+    keyCheck === "serialized"
+      ? findPrototypeKeyIn(json, text)
+      : findKeyProblemIn(json, text, keyCheck === "reject-duplicates");
   if (keyProblem !== undefined) return refuse(`Invalid body: ${keyProblem}`);
   const parsed = definition.schemaFor(json).safeParse(json);
   if (!parsed.success) return refuse(`Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);
