@@ -68,6 +68,32 @@ describe("createWebhookPlugin: deliveries", () => {
     expect(calls).toEqual(["qris:h-1"]);
   });
 
+  it("sends core's exact answer whatever serializers the host app set, on the reply or as its default", async () => {
+    const wrap = (payload: unknown) => JSON.stringify({ wrapped: payload });
+    const { plugin, base } = await start(sourceOptions(), {
+      before: (host) => {
+        host.setReplySerializer(wrap);
+        // A host hook that gives every reply its own serializer.
+        host.addHook("preHandler", async (_request, reply) => {
+          reply.serializer(wrap);
+        });
+      },
+    });
+    const calls = recordCalls(plugin);
+    const delivery = qrisDelivery(base);
+    const answer = await send(delivery.url, { method: "POST", headers: delivery.headers, body: delivery.rawBody });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe(JSON_TYPE);
+    expect(answer.text).toBe(JSON.stringify({ success: true, message: "Webhook processed" }));
+    expect(answer.headers.get("content-length")).toBe(String(Buffer.byteLength(answer.text)));
+    expect(calls).toEqual(["qris:h-1"]);
+    const forged = qrisDelivery(base, "wrong-token", "h-2");
+    const refused = await send(forged.url, { method: "POST", headers: forged.headers, body: forged.rawBody });
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.text)).toMatchObject({ success: false });
+    expect(refused.text).not.toContain("wrapped");
+  });
+
   it("answers a forged token 401 without running the handler", async () => {
     const { plugin, base } = await start();
     const calls = recordCalls(plugin);

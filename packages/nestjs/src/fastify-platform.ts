@@ -25,7 +25,8 @@ export interface FastifyReplyLike {
   readonly sent: boolean;
   code(status: number): FastifyReplyLike;
   headers(headers: Record<string, string>): FastifyReplyLike;
-  send(payload: Uint8Array): FastifyReplyLike;
+  serializer(serialize: (payload: unknown) => string): FastifyReplyLike;
+  send(payload: string): FastifyReplyLike;
 }
 
 type PreParsingHook = (
@@ -193,10 +194,17 @@ function restoreBodyHeaders(raw: IncomingMessage): void {
 }
 
 /**
- * Sends core's answer as it is: the body as bytes, which Fastify sends untouched (no serializer, no `charset` added),
- * and a `Connection: close` header (408, 413 before reading) closes the connection once the answer is written.
+ * Sends core's answer as it is, as @kirimbayar/fastify does: the body as the string core made (Node's `http` writes
+ * it joined to the headers, where a `Buffer` body takes a two-chunk write), with a serializer that passes it through
+ * (one a host hook may have set on the reply cannot encode it again) and core's content type, which names the
+ * charset, so Fastify adds none. A `Connection: close` header (408, 413 before reading) closes the connection once
+ * the answer is written.
  */
 function send(reply: FastifyReplyLike, response: WebhookHttpResponse): void {
   if (reply.sent) return;
-  reply.code(response.status).headers(response.headers).send(Buffer.from(response.body, "utf8"));
+  reply.code(response.status).headers(response.headers).serializer(asIs).send(response.body);
+}
+
+function asIs(payload: unknown): string {
+  return payload as string;
 }

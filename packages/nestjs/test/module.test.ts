@@ -10,6 +10,7 @@ import {
   type CanActivate,
   Controller,
   type ExecutionContext,
+  type INestApplication,
   Inject,
   Injectable,
   Module,
@@ -67,6 +68,8 @@ interface BootOptions {
   rawBody?: boolean;
   globalPrefix?: string;
   controllers?: unknown[];
+  /** Runs on the app before it listens (e.g. to add hooks to the platform's instance). */
+  beforeListen?: (app: INestApplication) => void;
 }
 
 /** Boots the app on `platform`, listening on a free loopback port: every test speaks real HTTP to it. */
@@ -84,6 +87,7 @@ async function boot(imports: unknown[], providers: unknown[], options: BootOptio
       ? moduleRef.createNestApplication(appOptions)
       : moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), appOptions);
   if (globalPrefix !== undefined) app.setGlobalPrefix(globalPrefix);
+  options.beforeListen?.(app);
   close = () => app.close();
   await app.listen(0, "127.0.0.1");
   const server = app.getHttpServer() as Server;
@@ -194,6 +198,25 @@ describe("KirimbayarModule raw body on Fastify", () => {
       ...(rawBody === undefined ? {} : { rawBody }),
     });
     expect((await postCallback(server, "/webhooks/payment")).status).toBe(200);
+    expect(calls).toHaveBeenCalledOnce();
+  });
+
+  it("sends core's exact answer whatever serializers the app's Fastify instance set", async () => {
+    const wrap = (payload: unknown) => JSON.stringify({ wrapped: payload });
+    const { server } = await boot([KirimbayarModule.forRoot({ webhooks: { payment } })], [PaymentHandlers], {
+      platform: "fastify",
+      beforeListen: (app) => {
+        const fastify = (app as NestFastifyApplication).getHttpAdapter().getInstance();
+        fastify.setReplySerializer(wrap);
+        fastify.addHook("preHandler", async (_request, reply) => {
+          reply.serializer(wrap);
+        });
+      },
+    });
+    const answer = await postCallback(server, "/webhooks/payment");
+    expect(answer.status).toBe(200);
+    expect(answer.text).toBe(JSON.stringify({ success: true, message: "Webhook processed" }));
+    expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(calls).toHaveBeenCalledOnce();
   });
 });
