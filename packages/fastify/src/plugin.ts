@@ -162,8 +162,8 @@ async function answer(
 /**
  * Writes core's answer as it is. The body goes out as the string core made: Node's `http` joins a string body to
  * the headers and writes them as one string, while a `Buffer` body is queued behind the headers and flushed as a
- * two-chunk write (bench/adapters, paired runs: webhook ÷ same-checks 0.86-0.91x with a `Buffer`, 0.94-0.97x with
- * the string). Core's content type always names the
+ * two-chunk write (bench/adapters, alternating runs: webhook ÷ same-checks 0.86-0.93x with a `Buffer`, 0.94-0.97x
+ * with the string). Core's content type always names the
  * charset, so Fastify adds none; the serializer is set to pass the string through, so one a host hook may have set
  * on the reply cannot encode it a second time. A `Connection: close` header (408, 413 before reading) closes the
  * connection once the answer is written.
