@@ -93,15 +93,24 @@ async function reconciled(list = references) {
   return elapsed;
 }
 
+/** One round over `list`: both sides back to back, odd rounds direct first, even rounds reconciled first. */
+async function pairedRound(round, list = references) {
+  const ms = {};
+  for (const side of round % 2 === 1 ? ["direct", "reconciled"] : ["reconciled", "direct"]) {
+    ms[side] = side === "direct" ? await direct(list) : await reconciled(list);
+  }
+  return ms;
+}
+
 await direct(); // warm-up, not reported
 await reconciled();
 const runs = { direct: [], reconciled: [] };
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const side of round % 2 === 1 ? ["direct", "reconciled"] : ["reconciled", "direct"]) {
-    const ms = side === "direct" ? await direct() : await reconciled();
-    runs[side].push(ms);
-    console.log(`round ${round} ${side}: ${ms.toFixed(0)} ms for ${PAYMENTS} references`);
-  }
+  const ms = await pairedRound(round);
+  for (const side of ["direct", "reconciled"]) runs[side].push(ms[side]);
+  console.log(
+    `round ${round}: direct ${ms.direct.toFixed(0)} ms, reconciled ${ms.reconciled.toFixed(0)} ms for ${PAYMENTS} references`,
+  );
 }
 const ratios = runs.reconciled.map((ms, i) => ms / runs.direct[i]);
 
@@ -115,10 +124,7 @@ for (const [name, list] of [
 ]) {
   const rounds = [];
   for (let round = 1; round <= CONTEXT_ROUNDS; round++) {
-    const ms = {};
-    for (const side of round % 2 === 1 ? ["direct", "reconciled"] : ["reconciled", "direct"]) {
-      ms[side] = side === "direct" ? await direct(list) : await reconciled(list);
-    }
+    const ms = await pairedRound(round, list);
     rounds.push({ ratio: ms.reconciled / ms.direct, extraMicros: ((ms.reconciled - ms.direct) * 1000) / list.length });
   }
   context[name] = {
