@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createWebhookReceiver,
   type PgQueryable,
@@ -39,7 +39,12 @@ afterAll(async () => {
 /** A shop's `orders` table and a receiver whose transactional handler marks an order paid through ctx.transaction. */
 async function shop(
   db: PgQueryable,
-  options: { pool?: pg.Pool; fail?: (id: string) => boolean; hold?: Promise<void> },
+  options: {
+    pool?: pg.Pool;
+    fail?: (id: string) => boolean;
+    hold?: Promise<void>;
+    idempotency?: { handlerTimeoutMs?: number; operationTimeoutMs?: number };
+  },
 ) {
   const n = tables++;
   const orders = `orders_${n}`;
@@ -52,18 +57,24 @@ async function shop(
   const receiver = createWebhookReceiver({
     source: "qris",
     verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
-    idempotency: { store, transactional: true },
+    idempotency: { store, transactional: true, ...options.idempotency },
     logger: quiet,
   }).on("payment.success", async (event, ctx) => {
     runs++;
     const tx = ctx.transaction as PgQueryable;
     const id = String(event.data.qris_history_id);
-    await tx.query(
-      `INSERT INTO ${orders} (history_id, paid_count) VALUES ($1, 1)
-       ON CONFLICT (history_id) DO UPDATE SET paid_count = ${orders}.paid_count + 1`,
-      [id],
-    );
-    if (options.hold) await options.hold;
+    const markPaid = () =>
+      tx.query(
+        `INSERT INTO ${orders} (history_id, paid_count) VALUES ($1, 1)
+         ON CONFLICT (history_id) DO UPDATE SET paid_count = ${orders}.paid_count + 1`,
+        [id],
+      );
+    await markPaid();
+    if (options.hold) {
+      await options.hold;
+      // Written again after the hold (a handler that ran out of time and goes on): must never commit then.
+      if (ctx.signal.aborted) await markPaid();
+    }
     if (options.fail?.(id)) throw new Error("handler failed after its write");
   });
   const paidCount = async (id: string) =>
@@ -130,6 +141,49 @@ describe("transactional handlers on a real PostgreSQL server", () => {
     expect(await paidCount("h-4")).toBe(1);
   });
 
+  it("abandons handlers that run out of time: 500 at the limit, their connection closed, nothing they wrote commits", async () => {
+    const small = new pg.Pool({ connectionString: server.url, max: 2 });
+    small.on("error", () => {});
+    let discarded = 0;
+    small.on("remove", () => discarded++);
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { receiver, paidCount, runs } = await shop(small, {
+      pool: small,
+      hold,
+      idempotency: { handlerTimeoutMs: 300 },
+    });
+    const started = performance.now();
+    expect((await receiver.handle(delivery("h-6"))).status).toBe(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    // The pool discarded the delivery's connection: the database rolled its transaction back.
+    await vi.waitFor(() => expect(discarded).toBe(1));
+    expect(await paidCount("h-6")).toBe(0);
+    release();
+    await sleep(100);
+    expect(await paidCount("h-6")).toBe(0);
+    expect((await receiver.handle(delivery("h-6"))).status).toBe(200);
+    expect(await paidCount("h-6")).toBe(1);
+    expect(runs()).toBe(2);
+    await small.end();
+  });
+
+  it("gives back the connection of a BEGIN that got it after its time limit, so the pool does not shrink", async () => {
+    const single = new pg.Pool({ connectionString: server.url, max: 1 });
+    single.on("error", () => {});
+    const { receiver, paidCount } = await shop(single, { pool: single, idempotency: { operationTimeoutMs: 200 } });
+    const busy = await single.connect();
+    expect((await receiver.handle(delivery("h-7"))).status).toBe(503);
+    busy.release();
+    await sleep(200);
+    expect(single.idleCount).toBe(1);
+    expect((await receiver.handle(delivery("h-7"))).status).toBe(200);
+    expect(await paidCount("h-7")).toBe(1);
+    await single.end();
+  });
+
   it("answers 503 and runs nothing when the database is unreachable", async () => {
     const dead = new pg.Pool({ host: "127.0.0.1", port: 1, connectionTimeoutMillis: 500 });
     dead.on("error", () => {});
@@ -166,6 +220,26 @@ describe("transactional handlers on PGlite (in-process, one connection)", () => 
     expect(await paidCount("p-2")).toBe(0);
     expect((await receiver.handle(delivery("p-2"))).status).toBe(200);
     expect(await paidCount("p-2")).toBe(1);
+    await db.close();
+  });
+});
+
+describe("transactional handlers on PGlite that run out of time", () => {
+  it("answer 500 at the limit; the transaction (which cannot be abandoned) commits when they end", async () => {
+    const db = new PGlite();
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { receiver, paidCount, runs } = await shop(db, { hold, idempotency: { handlerTimeoutMs: 200 } });
+    expect((await receiver.handle(delivery("p-3"))).status).toBe(500);
+    release();
+    await sleep(100);
+    // Written twice by the one late run, in the one transaction that committed with the event's record.
+    expect(await paidCount("p-3")).toBe(2);
+    const retry = await receiver.handle(delivery("p-3"));
+    expect(retry.status).toBe(200);
+    expect(runs()).toBe(1);
     await db.close();
   });
 });

@@ -1,7 +1,7 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
-import type { WebhookReceiver, WebhookSource } from "@kirimbayar/core/webhooks";
+import type { WebhookContext, WebhookReceiver, WebhookSource } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter, type WebhookRouterOptions } from "@kirimbayar/express";
 import { createWebhookPlugin } from "@kirimbayar/fastify";
 import { createWebhookApp } from "@kirimbayar/hono";
@@ -61,8 +61,8 @@ export interface Receivers {
 
 /** Registers the recorder on receivers the adapter built from options (Express and Hono expose them). */
 export function attachRecorder(receivers: Receivers, recorder: HandlerRecorder): void {
-  receivers.qris?.on("payment.success", (event) => recorder.handle("qris", event));
-  receivers.qris?.on("payment.expired", (event) => recorder.handle("qris", event));
+  receivers.qris?.on("payment.success", (event, ctx) => recorder.handle("qris", event, ctx));
+  receivers.qris?.on("payment.expired", (event, ctx) => recorder.handle("qris", event, ctx));
   receivers.payment?.on("payment.callback", (event) => recorder.handle("payment", event));
   receivers.orders?.on("order.status", (event) => recorder.handle("orders", event));
 }
@@ -197,8 +197,8 @@ export class ConformanceHandlers {
 
   @OnQrisEvent("payment.success")
   @OnQrisEvent("payment.expired")
-  qris(event: unknown): Promise<void> {
-    return this.recorder.handle("qris", event);
+  qris(event: unknown, ctx: WebhookContext): Promise<void> {
+    return this.recorder.handle("qris", event, ctx);
   }
 
   @OnPaymentCallback()

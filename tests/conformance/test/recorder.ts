@@ -1,3 +1,5 @@
+import type { WebhookContext } from "@kirimbayar/core/webhooks";
+
 /** What a handler is told to do for one delivery. */
 export type HandlerBehaviour = "succeed" | "fail-first-call" | "hold-first-call";
 
@@ -38,7 +40,7 @@ export class HandlerRecorder {
   }
 
   /** The handler body every adapter's handlers delegate to. */
-  async handle(source: string, event: unknown): Promise<void> {
+  async handle(source: string, event: unknown, _ctx?: WebhookContext): Promise<void> {
     const first = this.calls.length === 0;
     this.calls.push(`${source}:${callName(event)}`);
     this.#signalEntered();

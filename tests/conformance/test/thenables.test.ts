@@ -8,6 +8,7 @@ import {
   VERIFIED,
   type VerificationResult,
   verificationFailed,
+  type WebhookContext,
   type WebhookReceiverOptions,
 } from "@kirimbayar/core/webhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -37,6 +38,8 @@ type QrisHandler = (call: number, log: string[]) => unknown;
 /** The conformance apps' handlers, with the QRIS one replaced by `qrisHandler` (the other sources are unused). */
 class ThenableRecorder extends HandlerRecorder {
   handlerCalls = 0;
+  /** `ctx.signal` of each QRIS handler call. */
+  readonly signals: AbortSignal[] = [];
   readonly #qrisHandler: QrisHandler;
   readonly #log: string[];
 
@@ -46,9 +49,10 @@ class ThenableRecorder extends HandlerRecorder {
     this.#log = log;
   }
 
-  override handle(source: string, event: unknown): Promise<void> {
-    if (source !== "qris") return super.handle(source, event);
+  override handle(source: string, event: unknown, ctx?: WebhookContext): Promise<void> {
+    if (source !== "qris") return super.handle(source, event, ctx);
     this.handlerCalls++;
+    if (ctx !== undefined) this.signals.push(ctx.signal);
     this.#log.push(`handler:${this.handlerCalls}`);
     // Returned to the receiver untouched: whatever the user's handler returns is what the receiver must adopt.
     return this.#qrisHandler(this.handlerCalls, this.#log) as Promise<void>;
@@ -179,6 +183,48 @@ describe.each(adapters)("$name adapter: a handler returning", (adapter) => {
     expect(await app.send()).toMatchObject({ status: 200 });
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(app.log).toEqual(["handler:1", "work:end", "answered:200"]);
+  });
+});
+
+describe.each(adapters)("$name adapter: a handler that hangs (handlerTimeoutMs)", (adapter) => {
+  const limited = () => ({ idempotency: { store: new MemoryIdempotencyStore(), handlerTimeoutMs: 150 } });
+
+  it("that never settles: 500 at the limit, and the claim is kept (409) rather than run a second time", async () => {
+    const app = await boot(adapter, () => new Promise<void>(() => {}), limited());
+    const started = performance.now();
+    expect(await app.send()).toMatchObject({ status: 500, message: expect.stringMatching(/did not finish in time/) });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await app.send()).toMatchObject({ status: 409 });
+    expect(app.recorder.handlerCalls).toBe(1);
+    expect(app.recorder.signals.map((signal) => signal.aborted)).toEqual([true]);
+  });
+
+  it("that ends after the limit: 500 at the limit, its late success recorded, so the redelivery is a duplicate", async () => {
+    const app = await boot(
+      adapter,
+      (_call, log) =>
+        foreignResolveAfter(300, 1, () => {
+          log.push("work:end");
+        }),
+      limited(),
+    );
+    expect(await app.send()).toMatchObject({ status: 500 });
+    await sleep(250);
+    expect(await app.send()).toMatchObject({ status: 200, message: expect.stringMatching(/Duplicate/) });
+    expect(app.log).toEqual(["handler:1", "answered:500", "work:end", "answered:200"]);
+  });
+
+  it("that fails after the limit: the claim is released and the redelivery runs the handler again", async () => {
+    const app = await boot(
+      adapter,
+      (call) => (call === 1 ? eagerAfter(300, { error: new Error("UPDATE orders failed late") }) : undefined),
+      limited(),
+    );
+    expect(await app.send()).toMatchObject({ status: 500 });
+    await sleep(250);
+    expect(await app.send()).toMatchObject({ status: 200, message: expect.not.stringMatching(/Duplicate/) });
+    expect(app.log).toEqual(["handler:1", "answered:500", "handler:2", "answered:200"]);
+    expect(unhandled.reasons).toEqual([]);
   });
 });
 

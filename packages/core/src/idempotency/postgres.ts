@@ -271,8 +271,10 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     if (typeof client?.transaction === "function") return this.#beginWithCallback(client as CallbackTransactions);
     const { connection, done } = await this.#connection();
     const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
-    // BEGIN goes out with the claim (see PostgresTransaction.claim).
-    return new PostgresTransaction(connection, done, this.#transactionalClaim, this.#prepared, query);
+    // BEGIN goes out with the claim (see PostgresTransaction.claim). Only a pooled connection can be abandoned:
+    // the pool discards it, while a single client is the app's own and stays open.
+    const pooled = this.#pool !== undefined;
+    return new PostgresTransaction(connection, done, this.#transactionalClaim, this.#prepared, query, pooled);
   }
 
   // PGlite runs a transaction through `transaction(callback)`, which also makes the app's own statements on the same
@@ -384,6 +386,9 @@ interface TransactionalClaimStatement {
 class PostgresTransaction implements IdempotencyTransaction {
   #open = false;
   #ended = false;
+  #abandoned = false;
+  /** Present on a pooled connection only (see {@link IdempotencyTransaction.abandon}). */
+  readonly abandon?: () => void;
 
   constructor(
     readonly handle: PgQueryable,
@@ -392,7 +397,19 @@ class PostgresTransaction implements IdempotencyTransaction {
     /** `false` (`preparedStatements: false`): BEGIN and the claim go as two statements, the claim unnamed. */
     private readonly usePrepared: boolean,
     private readonly query: (statement: Statement, values: unknown[]) => PromiseLike<QueryResult>,
-  ) {}
+    pooled: boolean,
+  ) {
+    if (pooled) this.abandon = () => this.#abandon();
+  }
+
+  // The pool closes a connection given back with an error (a statement in flight fails at once), and the database
+  // rolls back the transaction of a closed connection.
+  #abandon(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#abandoned = true;
+    this.done(new Error("abandoned: the webhook handlers ran out of time"));
+  }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
     if (!this.usePrepared) return this.#claimUnprepared(key, retentionMs);
@@ -404,6 +421,7 @@ class PostgresTransaction implements IdempotencyTransaction {
         await this.query({ text: `PREPARE ${name}(text, double precision) AS ${text}` }, []);
         prepared.add(this.handle);
       }
+      this.#assertNotEnded();
       const opening = !this.#open;
       this.#open = true;
       const result = await this.query({ text: opening ? `BEGIN; ${execute}` : execute }, []);
@@ -421,9 +439,11 @@ class PostgresTransaction implements IdempotencyTransaction {
     let row: Record<string, unknown> | undefined;
     try {
       if (!this.#open) {
+        this.#assertNotEnded();
         this.#open = true;
         await this.query({ text: "BEGIN" }, []);
       }
+      this.#assertNotEnded();
       row = (await this.query({ text }, [key, retentionMs])).rows[0];
     } catch (error) {
       throw unavailable("claim", error);
@@ -431,7 +451,14 @@ class PostgresTransaction implements IdempotencyTransaction {
     return transactionalClaimOf(row);
   }
 
+  // The transaction was ended while a statement before the claim was in flight (its time limit ran out and the
+  // connection went back to the pool): opening it now would open it on a connection that may serve another delivery.
+  #assertNotEnded(): void {
+    if (this.#ended) throw new Error("the transaction was ended before its claim was sent");
+  }
+
   async commit(): Promise<void> {
+    if (this.#abandoned) throw unavailable("COMMIT", new Error("the transaction was abandoned"));
     await this.#end("COMMIT");
   }
 

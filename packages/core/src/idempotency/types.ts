@@ -56,6 +56,13 @@ export interface IdempotencyTransaction {
   claim(key: string, retentionMs: number): MaybeThenable<ClaimResult>;
   commit(): MaybeThenable<void>;
   rollback(): MaybeThenable<void>;
+  /**
+   * Ends the transaction at once, even while a statement of the handlers is in flight (they ran out of time), in a
+   * way that nothing they send later can commit: for a pooled SQL connection, close and discard the connection (the
+   * database rolls the transaction back). Optional: without it, the receiver lets the handlers end and then commits
+   * or rolls back as usual.
+   */
+  abandon?(): void;
 }
 
 /**

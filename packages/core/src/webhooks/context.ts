@@ -40,6 +40,12 @@ export interface WebhookContext {
    * an inbox worker running a delivery that an inbox-mode receiver queued.
    */
   readonly origin: EventOrigin;
+  /**
+   * Aborted when the handlers run out of time (`handlerTimeoutMs`, default the idempotency lease): pass it to the
+   * calls your handler makes (`fetch(url, { signal: ctx.signal })`, a query's cancellation) so their work stops
+   * once the delivery has been answered 500 and will be retried. Its `reason` is the timeout error.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** Where an event handed to the handlers came from (`ctx.origin`). */
@@ -68,6 +74,8 @@ export class DeliveryContext implements WebhookContext {
   readonly #headersInput: WebhookHeadersInput;
   readonly #body: RequestBody;
   #headers: Headers | undefined;
+  #abortController: AbortController | undefined;
+  #abortReason: unknown;
 
   // Positional parameters: one context is built per delivery, and an options object would be one more allocation.
   constructor(
@@ -100,5 +108,21 @@ export class DeliveryContext implements WebhookContext {
 
   get rawBody(): Uint8Array {
     return this.#body.bytes;
+  }
+
+  // Built on first read: most handlers never look at it, and a controller per delivery would cost every one.
+  get signal(): AbortSignal {
+    if (this.#abortController === undefined) {
+      this.#abortController = new AbortController();
+      if (this.#abortReason !== undefined) this.#abortController.abort(this.#abortReason);
+    }
+    return this.#abortController.signal;
+  }
+
+  /** Aborts {@link signal} (now, or when it is first read) with `reason`: the handlers ran out of time. */
+  abortHandlers(reason: Error): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    this.#abortController?.abort(reason);
   }
 }

@@ -14,6 +14,7 @@ import { type AnyLogger, type WebhookLogger, webhookLoggerOf } from "./logger.js
 import { claimKey } from "./pipeline/claim.js";
 import { completeClaim } from "./pipeline/complete.js";
 import { enqueueEvent } from "./pipeline/enqueue.js";
+import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./pipeline/handler-time-limit.js";
 import { type IdempotencySettings, monotonicNow } from "./pipeline/idempotency-settings.js";
 import { type KeyCheck, parseEvent } from "./pipeline/parse.js";
 import { runHandlers } from "./pipeline/run.js";
@@ -48,6 +49,17 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
   leaseMs?: number;
   /** How long a completed event is remembered (default 24 h, far beyond the providers' retry windows). */
   retentionMs?: number;
+  /**
+   * How long the handlers of one delivery may run (default: `leaseMs`, past which the claim no longer protects
+   * them). A delivery still running then is answered 500 so the provider retries, `ctx.signal` is aborted, and:
+   * - without transactional handlers, the claim stays until the handlers end: a late success is recorded as
+   *   completed (the retry is then a duplicate), a late failure releases the claim;
+   * - with transactional handlers, the transaction is abandoned at once (its pooled connection is closed, so
+   *   nothing the handler sends later can commit) and the retry applies the event; on a single `client` or PGlite,
+   *   which cannot be closed under the app, the transaction commits or rolls back when the handlers end, as it
+   *   would have.
+   */
+  handlerTimeoutMs?: number;
   /**
    * Your own key for an event; return `undefined` to use the default (QR: event + history id; orders: order_no +
    * cnote + status; payment: payment_id + status, else the SHA-256 of the raw body).
@@ -303,9 +315,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const crypto = options.crypto ?? defaultCryptoProvider;
   const clock = options.clock ?? Date.now;
   const idempotency = options.idempotency ?? {};
+  const leaseMs = positive("idempotency.leaseMs", idempotency.leaseMs ?? DEFAULT_LEASE_MS);
   const settings: IdempotencySettings = {
     store: idempotency.store ?? new MemoryIdempotencyStore(),
-    leaseMs: positive("idempotency.leaseMs", idempotency.leaseMs ?? DEFAULT_LEASE_MS),
+    leaseMs,
     retentionMs: positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS),
     operationTimeoutMs: positive(
       "idempotency.operationTimeoutMs",
@@ -319,6 +332,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
       "idempotency.completionRetry.maxDelayMs",
       idempotency.completionRetry?.maxDelayMs ?? 1_000,
     ),
+    handlerTimeoutMs: positive("idempotency.handlerTimeoutMs", idempotency.handlerTimeoutMs ?? leaseMs),
   };
   const transactional = idempotency.transactional === true;
   if (transactional && typeof (settings.store as { begin?: unknown }).begin !== "function") {
@@ -531,10 +545,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
       return handlerFailed(error, claim);
     }
     if (ran instanceof Promise) {
-      return ran.then(
-        () => {
-          ranFor(false);
-          return complete(claim);
+      return withinHandlerTimeLimit(ran, settings.handlerTimeoutMs).then(
+        (result) => {
+          ranFor(result === TIMED_OUT);
+          return result === TIMED_OUT ? handlerTimedOut(ran, claim) : complete(claim);
         },
         (error) => {
           ranFor(true);
@@ -544,6 +558,23 @@ export function createWebhookReceiver<S extends WebhookSource>(
     }
     ranFor(false);
     return complete(claim);
+  }
+
+  // The handlers are still running at their time limit: answer 500 now (the provider retries), tell them through
+  // ctx.signal, and keep the claim until they end, so that a retry meanwhile is a 409 rather than a second run.
+  async function handlerTimedOut(running: Promise<void>, claim: Claim): Promise<WebhookHttpResponse> {
+    const error = handlerTimeoutError(settings.handlerTimeoutMs);
+    claim.context.abortHandlers(error);
+    running.then(
+      () => complete(claim),
+      (lateError: unknown) => handlerFailed(lateError, claim),
+    );
+    logger.error?.("A webhook handler ran out of time; answered 500 and kept its claim until it ends", {
+      source,
+      key: claim.context.idempotencyKey,
+    });
+    await reportError(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    return webhookResponse(500, "The webhook handler did not finish in time; the delivery will be retried");
   }
 
   function transactionOutcomes(event: unknown): TransactionalOutcomes {

@@ -13,6 +13,7 @@ function settings(store: IdempotencyStore, overrides: Partial<IdempotencySetting
     operationTimeoutMs: 100,
     completionRetryMinDelayMs: 5,
     completionRetryMaxDelayMs: 20,
+    handlerTimeoutMs: 1_000,
     ...overrides,
   };
 }

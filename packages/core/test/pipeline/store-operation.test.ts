@@ -34,4 +34,27 @@ describe("storeOperation (each store call under its own time limit)", () => {
     await expect(hanging).rejects.toThrow(/release did not answer in 40 ms/);
     expect(performance.now() - started).toBeLessThan(1_000);
   });
+
+  it("hands a value that arrives after the time limit to lateResult, and only then", async () => {
+    const late: string[] = [];
+    let answer!: (value: string) => void;
+    const slow = storeOperation(
+      () => new Promise<string>((resolve) => (answer = resolve)),
+      20,
+      "begin",
+      (value) => late.push(value),
+    );
+    await expect(slow).rejects.toBeInstanceOf(IdempotencyStoreUnavailableError);
+    answer("transaction opened late");
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(late).toEqual(["transaction opened late"]);
+    const inTime = storeOperation(
+      async () => "in time",
+      100,
+      "begin",
+      (value) => late.push(value),
+    );
+    await expect(inTime).resolves.toBe("in time");
+    expect(late).toEqual(["transaction opened late"]);
+  });
 });

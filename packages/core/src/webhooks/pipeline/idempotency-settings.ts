@@ -12,6 +12,8 @@ export interface IdempotencySettings {
   /** First and largest pause between two tries of recording a completion. */
   readonly completionRetryMinDelayMs: number;
   readonly completionRetryMaxDelayMs: number;
+  /** How long the handlers of one claimed delivery may run before it is answered 500 (see `handlerTimeoutMs`). */
+  readonly handlerTimeoutMs: number;
 }
 
 /** A clock that never jumps (leases are real durations even when the receiver's `clock` is a test's fake). */

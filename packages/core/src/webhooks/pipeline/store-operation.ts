@@ -11,19 +11,26 @@ export function storeOperation<T>(
   operation: () => T | PromiseLike<T>,
   timeoutMs: number,
   name: "claim" | "complete" | "release" | "begin" | "commit" | "rollback",
+  lateResult?: (value: T) => unknown,
 ): MaybeAsync<T> {
   return timeLimited(
     operation,
     timeoutMs,
     () => new IdempotencyStoreUnavailableError(`The idempotency store's ${name} did not answer in ${timeoutMs} ms`),
+    lateResult,
   );
 }
 
-/** Like {@link storeOperation}, for any outside service (the inbox queue): `timedOut` makes the error. */
+/**
+ * Like {@link storeOperation}, for any outside service (the inbox queue): `timedOut` makes the error. A value that
+ * arrives after the time limit goes to `lateResult`, for what must not be left open (a transaction a late `begin`
+ * opened holds a pooled connection until someone ends it).
+ */
 export function timeLimited<T>(
   operation: () => T | PromiseLike<T>,
   timeoutMs: number,
   timedOut: () => Error,
+  lateResult?: (value: T) => unknown,
 ): MaybeAsync<T> {
   let result: MaybeAsync<T>;
   try {
@@ -34,7 +41,10 @@ export function timeLimited<T>(
   if (!(result instanceof Promise)) return result;
   const pending = result;
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
+    const timer = setTimeout(() => {
+      reject(timedOut());
+      if (lateResult !== undefined) pending.then(lateResult, () => {});
+    }, timeoutMs);
     pending.then(
       (value) => {
         clearTimeout(timer);
