@@ -3,6 +3,7 @@ import {
   createReconciler,
   createWebhookReceiver,
   RateLimitError,
+  type ReconcileResult,
   RequestValidationError,
   type WebhookContext,
 } from "../src/index.js";
@@ -311,6 +312,114 @@ describe("createReconciler: start()", () => {
     expect(reports[1]).toEqual(["already_applied"]);
     expect(errors).toHaveLength(1);
     expect(() => reconciler.start({ every: 0, pending: () => [] })).toThrow(/every must be a positive number/);
+  });
+});
+
+describe("stopping a run (reconcile with a signal, stop())", () => {
+  const refs = (n: number) => Array.from({ length: n }, (_, i) => qrisRef(`s-${i}`));
+
+  it("asks about nothing more once the signal aborts: the rest is skipped, the references in flight finish", async () => {
+    const { world, reconciler, applied } = setup({ concurrency: 2 });
+    for (let i = 0; i < 40; i++) world.qris.set(`s-${i}`, { payment_status: "paid", amount: 1_000 + i });
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 12);
+    const results = await reconciler.reconcile(refs(40), { signal: stop.signal });
+    const asked = world.calls.length;
+    expect(asked).toBeGreaterThan(0);
+    expect(asked).toBeLessThan(40);
+    expect(results).toHaveLength(40);
+    expect(results.filter((r) => r.outcome === "applied")).toHaveLength(asked);
+    expect(applied).toHaveLength(asked);
+    expect(results.slice(asked).every((r) => r.outcome === "skipped" && r.reason === "stopped")).toBe(true);
+    expect(results.slice(asked).map((r) => r.reference)).toEqual(refs(40).slice(asked));
+  });
+
+  it("with a signal aborted already, asks nothing; a signal that is not an AbortSignal is refused first", async () => {
+    const { world, reconciler } = setup();
+    const results = await reconciler.reconcile(refs(3), { signal: AbortSignal.abort() });
+    expect(results.map((r) => r.outcome)).toEqual(["skipped", "skipped", "skipped"]);
+    await expect(reconciler.reconcile(refs(1), { signal: { aborted: false } as never })).rejects.toBeInstanceOf(
+      RequestValidationError,
+    );
+    expect(world.calls).toEqual([]);
+  });
+
+  it("stop() ends a long run after the references in flight, and its report says what was skipped", async () => {
+    const { world } = setup();
+    const reports: (readonly ReconcileResult[])[] = [];
+    const running = createReconciler({
+      receivers: { qris: receivers().qris },
+      clients: world.clients,
+      concurrency: 2,
+      minIntervalPerIdMs: 0,
+    }).start({ every: 1, jitter: 0, pending: () => refs(200), onReport: (results) => void reports.push(results) });
+    while (world.calls.length < 4) await sleep(1);
+    const started = performance.now();
+    await running.stop();
+    expect(performance.now() - started).toBeLessThan(200);
+    const asked = world.calls.length;
+    await sleep(30);
+    expect(world.calls.length).toBe(asked);
+    expect(asked).toBeLessThan(200);
+    const last = reports.at(-1) ?? [];
+    expect(last.filter((r) => r.outcome === "skipped").length).toBe(200 - asked);
+  });
+
+  it("does not wait for a pending() that hangs: stop() resolves at once, and nothing is asked", async () => {
+    const { world } = setup();
+    let calls = 0;
+    const running = createReconciler({ receivers: { qris: receivers().qris }, clients: world.clients }).start({
+      every: 1,
+      pending: () => {
+        calls++;
+        return new Promise<PendingReference[]>(() => {});
+      },
+    });
+    while (calls === 0) await sleep(1);
+    const started = performance.now();
+    await running.stop();
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(world.calls).toEqual([]);
+  });
+
+  it("goes on after a pending() or an onReport() that hangs past callbackTimeoutMs, logging each", async () => {
+    const { world } = setup();
+    world.qris.set("cb-1", { payment_status: "paid", amount: 1_000 });
+    const errors: string[] = [];
+    let pendingCalls = 0;
+    let reportCalls = 0;
+    const running = createReconciler({
+      receivers: { qris: receivers().qris },
+      clients: world.clients,
+      minIntervalPerIdMs: 0,
+      logger: { error: (_message: string, details?: Record<string, unknown>) => errors.push(String(details?.error)) },
+    }).start({
+      every: 5,
+      callbackTimeoutMs: 40,
+      pending: () => {
+        pendingCalls++;
+        return pendingCalls === 1 ? new Promise<PendingReference[]>(() => {}) : [qrisRef("cb-1")];
+      },
+      onReport: () => {
+        reportCalls++;
+        return reportCalls === 1 ? new Promise(() => {}) : undefined;
+      },
+    });
+    const deadline = Date.now() + 3_000;
+    while (reportCalls < 2 && Date.now() < deadline) await sleep(5);
+    await running.stop();
+    expect(reportCalls).toBeGreaterThanOrEqual(2);
+    expect(errors.slice(0, 2)).toEqual([
+      expect.stringMatching(/pending\(\) did not answer within 40 ms/),
+      expect.stringMatching(/onReport\(\) did not answer within 40 ms/),
+    ]);
+  });
+
+  it("refuses a callbackTimeoutMs that is not a positive number", () => {
+    const { reconciler } = setup();
+    expect(() => reconciler.start({ every: 10, pending: () => [], callbackTimeoutMs: 0 })).toThrow(
+      /callbackTimeoutMs must be a positive number/,
+    );
   });
 });
 

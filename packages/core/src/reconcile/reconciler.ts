@@ -11,6 +11,9 @@ import {
   qrisWebhookFromStatus,
 } from "./provider-events.js";
 import { assertReferences, idOf, type PendingReference } from "./references.js";
+import { type ReconcilerSchedule, type RunningReconciler, startSchedule } from "./schedule.js";
+
+export type { ReconcilerSchedule, RunningReconciler } from "./schedule.js";
 
 /** What the reconciler needs of a receiver: every `WebhookReceiver` of the matching source is one. */
 export interface ReconcilableReceiver {
@@ -61,7 +64,7 @@ export interface ReconcilerOptions {
  * - `pending`: the provider still has it unpaid/PENDING;
  * - `in_progress`: a webhook of the same event is being handled right now;
  * - `not_handled`: moved on, but no handler listens to that event;
- * - `skipped`: not asked this time (the polling limits; see `reason`);
+ * - `skipped`: not asked this time (the polling limits, or the run was stopped; see `reason`);
  * - `failed`: the provider call, the handler or the store failed (`error` is typed); other references go on.
  */
 export interface ReconcileResult {
@@ -75,30 +78,24 @@ export interface ReconcileResult {
   readonly error?: unknown;
 }
 
-/** Options of {@link Reconciler.start}. */
-export interface ReconcilerSchedule {
-  /** Interval between the end of one run and the start of the next, in ms. */
-  every: number;
-  /** The references the app considers pending, asked anew before each run (e.g. a query of unpaid orders). */
-  pending: () => readonly PendingReference[] | Promise<readonly PendingReference[]>;
-  /** Random spread of the interval, as a fraction (default 0.1: ±10 %), so instances do not poll in step. */
-  jitter?: number;
-  /** Called with each run's results. */
-  onReport?: (results: readonly ReconcileResult[]) => unknown;
-}
-
-/** A running schedule; `stop()` ends it after the run in flight, if any, has finished. */
-export interface RunningReconciler {
-  stop(): Promise<void>;
+/** Options of one {@link Reconciler.reconcile} run. */
+export interface ReconcileRunOptions {
+  /**
+   * Ends the run early: once it aborts, no further reference is asked about, and those not yet asked are reported
+   * `skipped` (reason `"stopped"`); the ones in flight finish. For a cron or serverless function with a time limit,
+   * `AbortSignal.timeout(...)` a little under it ends the run cleanly before the platform kills it.
+   */
+  signal?: AbortSignal;
 }
 
 /** Asks the provider about payments the app still considers pending and applies what moved on. */
 export interface Reconciler {
   /**
    * Reconciles `references` once. Throws a {@link RequestValidationError} before any network call when a
-   * reference is malformed or names a source without a configured client and receiver; otherwise never throws.
+   * reference is malformed or names a source without a configured client and receiver, or `options.signal` is not
+   * an `AbortSignal`; otherwise never throws.
    */
-  reconcile(references: readonly PendingReference[]): Promise<ReconcileResult[]>;
+  reconcile(references: readonly PendingReference[], options?: ReconcileRunOptions): Promise<ReconcileResult[]>;
   /** Reconciles `pending()` every `every` ms (with jitter) until `stop()`. */
   start(schedule: ReconcilerSchedule): RunningReconciler;
 }
@@ -167,8 +164,12 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     return appliedResult(reference, providerStatus, applied);
   }
 
-  async function reconcile(references: readonly PendingReference[]): Promise<ReconcileResult[]> {
+  async function reconcile(
+    references: readonly PendingReference[],
+    runOptions: ReconcileRunOptions = {},
+  ): Promise<ReconcileResult[]> {
     assertReferences(references);
+    const signal = signalOf(runOptions);
     // A plain loop: no wrapper object per reference when (as usual) every source is configured.
     const unconfigured: ValidationIssue[] = [];
     for (let index = 0; index < references.length; index++) {
@@ -187,12 +188,15 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
     const results: ReconcileResult[] = new Array(references.length);
     let next = 0;
     const worker = async () => {
-      while (next < references.length) {
+      while (next < references.length && signal?.aborted !== true) {
         const index = next++;
         results[index] = await reconcileOne(references[index] as PendingReference);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, references.length) }, worker));
+    for (let index = next; index < references.length; index++) {
+      results[index] = { reference: references[index] as PendingReference, outcome: "skipped", reason: "stopped" };
+    }
     if (resultCounter !== undefined || span !== undefined) {
       let applied = 0;
       let failed = 0;
@@ -210,43 +214,16 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   }
 
   function start(schedule: ReconcilerSchedule): RunningReconciler {
-    if (!(Number.isFinite(schedule?.every) && schedule.every > 0) || typeof schedule.pending !== "function") {
-      throw new ConfigurationError(
-        "every",
-        "reconciler.start: every must be a positive number of ms and pending a function",
-      );
-    }
-    const jitter = Math.min(Math.max(schedule.jitter ?? 0.1, 0), 1);
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let inFlight: Promise<void> = Promise.resolve();
-
-    const run = async () => {
-      try {
-        const results = await reconcile(await schedule.pending());
-        await schedule.onReport?.(results);
-      } catch (error) {
-        logger.error?.("Reconciliation run failed", { error });
-      }
-    };
-    const scheduleNext = () => {
-      if (stopped) return;
-      const delay = schedule.every * (1 + jitter * (Math.random() * 2 - 1));
-      timer = setTimeout(() => {
-        inFlight = run().then(scheduleNext);
-      }, delay);
-    };
-    scheduleNext();
-    return {
-      async stop() {
-        stopped = true;
-        if (timer !== undefined) clearTimeout(timer);
-        await inFlight;
-      },
-    };
+    return startSchedule(reconcile, schedule, logger);
   }
 
   return { reconcile, start };
+}
+
+function signalOf(options: ReconcileRunOptions): AbortSignal | undefined {
+  const { signal } = options ?? {};
+  if (signal === undefined || signal instanceof AbortSignal) return signal;
+  throw new RequestValidationError([{ path: "signal", message: "must be an AbortSignal" }], "reconcile");
 }
 
 // The report entry of an event the receiver ran, built as one literal (`key` left out when unknown, as before):
