@@ -1,11 +1,11 @@
 // KeyedBatcher: how the Postgres store gathers concurrent claims and completions into one statement.
 import { describe, expect, it } from "vitest";
-import { KeyedBatcher } from "../src/idempotency/keyed-batcher.js";
+import { BatchTimeoutError, KeyedBatcher } from "../src/idempotency/keyed-batcher.js";
 
 type Call = { key: string; n: number };
 
 /** A batcher whose batches wait until released by the test; records every batch it ran. */
-function gated(options?: { maxInFlight?: number; maxSize?: number }) {
+function gated(options?: { maxInFlight?: number; maxSize?: number; timeoutMs?: number }) {
   const batches: Call[][] = [];
   const gates: (() => void)[] = [];
   let failNext: Error | undefined;
@@ -99,5 +99,24 @@ describe("KeyedBatcher", () => {
   it("refuses limits that are not positive integers", () => {
     expect(() => new KeyedBatcher(async () => new Map(), { maxInFlight: 0 })).toThrow(/maxInFlight/);
     expect(() => new KeyedBatcher(async () => new Map(), { maxSize: 1.5 })).toThrow(/maxSize/);
+  });
+});
+
+describe("KeyedBatcher: a batch that does not come back", () => {
+  it("fails its calls after timeoutMs and frees its place, so later calls go out; its late answer is dropped", async () => {
+    const { batcher, batches, openNext } = gated({ maxInFlight: 1, timeoutMs: 30 });
+    const stuck = batcher.submit({ key: "a", n: 1 });
+    const waiting = batcher.submit({ key: "b", n: 2 });
+    expect(batches).toHaveLength(1);
+    await expect(stuck).rejects.toBeInstanceOf(BatchTimeoutError);
+    // The place it held went to the call waiting behind it.
+    expect(batches.map((batch) => batch.map((call) => call.key))).toEqual([["a"], ["b"]]);
+    await openNext(); // the stuck batch answers late: nothing happens
+    await openNext();
+    expect(await waiting).toEqual({ key: "b", n: 2 });
+  });
+
+  it("refuses a timeoutMs that is not a positive integer", () => {
+    expect(() => new KeyedBatcher(async () => new Map(), { timeoutMs: 0 })).toThrow(/timeoutMs/);
   });
 });

@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createWebhookReceiver,
+  IdempotencyStoreUnavailableError,
   type PgQueryable,
   PostgresIdempotencyStore,
   postgresIdempotencySchema,
@@ -421,6 +422,37 @@ describe("batched claims and completions on a real PostgreSQL server", () => {
     } finally {
       await secondPool.end();
     }
+  });
+
+  it("lets later claims through when batches are stuck on locked rows: the stuck ones fail after batching.timeoutMs", async () => {
+    const table = `batched_${tables++}`;
+    const store = new PostgresIdempotencyStore({ pool, table, batching: { timeoutMs: 300 } });
+    await store.ensureSchema();
+    // Two rows locked by open transactions of someone else (a long sweep, an admin's session): a claim batch that
+    // touches one waits for its lock. Both of the store's two batch places are then taken.
+    const lockers = await Promise.all([pool.connect(), pool.connect()]);
+    for (const [i, locker] of lockers.entries()) {
+      await store.claim(`locked-${i}`, "earlier", 1);
+      await locker.query("BEGIN");
+      await locker.query(`SELECT 1 FROM ${table} WHERE key = $1 FOR UPDATE`, [`locked-${i}`]);
+    }
+    await sleep(5); // the 1 ms leases have run out, so the claims below must update (and wait on) the locked rows
+    const stuck = [store.claim("locked-0", "o-0", 60_000), store.claim("locked-1", "o-1", 60_000)];
+    const outcomes = Promise.allSettled(stuck);
+    await sleep(20);
+    const started = performance.now();
+    expect(await store.claim("fresh", "o-2", 60_000)).toEqual({ state: "claimed", attempt: 1 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    for (const outcome of await outcomes) {
+      expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(IdempotencyStoreUnavailableError);
+    }
+    for (const locker of lockers) {
+      await locker.query("ROLLBACK");
+      locker.release();
+    }
+    // The stuck statements ran once the locks went: their late claims hold the keys until the lease ends.
+    await sleep(50);
+    expect(await store.claim("locked-0", "o-3", 60_000)).toEqual({ state: "in_progress" });
   });
 
   it("fails every call of a batch with IdempotencyStoreUnavailableError when the database refuses it", async () => {

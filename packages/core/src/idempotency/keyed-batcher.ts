@@ -4,6 +4,21 @@ export interface BatchingOptions {
   maxInFlight?: number;
   /** Most calls in one batch (default 200). */
   maxSize?: number;
+  /**
+   * How long a batch may stay out (default 5,000 ms, the receivers' store-operation limit). A batch still out then
+   * fails its calls and frees its place, so one statement stuck on a dead connection (a database failover leaves
+   * pooled sockets hanging until TCP gives up, minutes later) or on a locked row cannot hold every later call
+   * behind it. Whatever it answers late is dropped.
+   */
+  timeoutMs?: number;
+}
+
+/** The error each call of a batch that stayed out longer than `timeoutMs` fails with. */
+export class BatchTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`The batched statement did not come back within ${timeoutMs} ms`);
+    this.name = "BatchTimeoutError";
+  }
 }
 
 interface Entry<Input, Row> {
@@ -31,6 +46,7 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
   #inFlight = 0;
   readonly #maxInFlight: number;
   readonly #maxSize: number;
+  readonly #timeoutMs: number;
 
   /**
    * @param run runs one batch; resolves to the result rows by key (a key without a row gets `undefined`).
@@ -41,6 +57,7 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
   ) {
     this.#maxInFlight = positiveInteger(options.maxInFlight ?? 2, "maxInFlight");
     this.#maxSize = positiveInteger(options.maxSize ?? 200, "maxSize");
+    this.#timeoutMs = positiveInteger(options.timeoutMs ?? 5_000, "timeoutMs");
   }
 
   /** Runs `input` in the next batch; resolves to its row. */
@@ -61,19 +78,31 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
       } catch (error) {
         outcome = Promise.reject(error);
       }
-      Promise.resolve(outcome)
-        .then(
-          (rows) => {
-            for (const entry of batch) entry.resolve(rows.get(entry.input.key));
-          },
-          (error: unknown) => {
-            for (const entry of batch) entry.reject(error);
-          },
-        )
-        .finally(() => {
-          this.#inFlight -= 1;
-          this.#flush();
+      let done = false;
+      const settle = (answer: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        answer();
+        this.#inFlight -= 1;
+        this.#flush();
+      };
+      const timer = setTimeout(() => {
+        const error = new BatchTimeoutError(this.#timeoutMs);
+        settle(() => {
+          for (const entry of batch) entry.reject(error);
         });
+      }, this.#timeoutMs);
+      Promise.resolve(outcome).then(
+        (rows) =>
+          settle(() => {
+            for (const entry of batch) entry.resolve(rows.get(entry.input.key));
+          }),
+        (error: unknown) =>
+          settle(() => {
+            for (const entry of batch) entry.reject(error);
+          }),
+      );
     }
   }
 

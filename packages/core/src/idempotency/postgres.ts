@@ -45,8 +45,9 @@ export interface PostgresIdempotencyStoreOptions {
   /**
    * Gather concurrent claims (and completions) into one statement each: a call goes out at once while fewer than
    * `maxInFlight` (default 2) of its kind are running, else with the next batch (at most `maxSize`, default 200).
-   * Under load this serves many deliveries per round trip; a lone delivery waits for nothing. `false`: one
-   * statement per call.
+   * Under load this serves many deliveries per round trip; a lone delivery waits for nothing. A batch still out
+   * after `timeoutMs` (default 5,000) fails its calls and frees its place, so a statement stuck on a dead pooled
+   * connection or a locked row does not hold every later delivery behind it. `false`: one statement per call.
    */
   batching?: BatchingOptions | false;
 }
@@ -250,7 +251,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const claimed = await this.#claims.submit({ key, owner, ms: leaseMs });
+    const claimed = await this.#claims.submit({ key, owner, ms: leaseMs }).catch(batchFailed);
     if (claimed !== undefined) return { state: "claimed", attempt: Number(claimed.attempts) };
     // A duplicate: completed, or held by a live lease (also when the row is gone again by now).
     const current = (await this.#query(this.#sql.state, [key])).rows[0];
@@ -258,7 +259,7 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return (await this.#completions.submit({ key, owner, ms: retentionMs })) !== undefined;
+    return (await this.#completions.submit({ key, owner, ms: retentionMs }).catch(batchFailed)) !== undefined;
   }
 
   async release(key: string, owner: string, retentionMs: number): Promise<boolean> {
@@ -562,6 +563,11 @@ function fnv1a(text: string): string {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash.toString(16).padStart(8, "0");
+}
+
+// A batch fails with the database's error (already wrapped) or the batcher's own time limit.
+function batchFailed(error: unknown): never {
+  throw unavailable("batched statement", error);
 }
 
 function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
