@@ -226,6 +226,24 @@ describe("transactional handlers on PGlite (in-process, one connection)", () => 
 });
 
 describe("transactional handlers on PGlite that run out of time", () => {
+  it("a delivery whose BEGIN timed out waiting for the one connection does not keep it once its turn comes", async () => {
+    const db = new PGlite();
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { receiver, paidCount } = await shop(db, { hold, idempotency: { operationTimeoutMs: 150 } });
+    const first = receiver.handle(delivery("p-4"));
+    await sleep(50);
+    expect((await receiver.handle(delivery("p-5"))).status).toBe(503);
+    release();
+    expect((await first).status).toBe(200);
+    // The second delivery's BEGIN got the connection late; it was given back, so the next delivery runs.
+    expect((await receiver.handle(delivery("p-5"))).status).toBe(200);
+    expect(await paidCount("p-5")).toBe(1);
+    await db.close();
+  });
+
   it("answer 500 at the limit; the transaction (which cannot be abandoned) commits when they end", async () => {
     const db = new PGlite();
     let release!: () => void;
