@@ -4,7 +4,9 @@
 // - the shop's PostgreSQL (a real server) is down for 30 minutes in the middle, longer than the provider retries;
 // - on some deliveries the connection dies between the handler's write and the commit, as a SIGKILL of the app
 //   would leave it (the delivery's backend is terminated from outside);
-// - two app instances (own pools, own receivers) share the one database, deliveries alternating between them.
+// - two app instances (own pools, own receivers) share the one database, deliveries alternating between them;
+// - on some deliveries the handler hangs after its write, past its time limit (handlerTimeoutMs), and then tries
+//   to write again: its transaction is abandoned, so neither write may ever count.
 // A reconciler runs every 10 minutes over the orders still unpaid. `pnpm test` runs 200 payments; `pnpm chaos`
 // (KIRIMBAYAR_CHAOS=full) 1,000.
 import { createReconciler, type PendingReference, QrisClient } from "@kirimbayar/core";
@@ -41,7 +43,7 @@ function newPool(max: number): pg.Pool {
   return pool;
 }
 
-it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed webhooks, a 30-minute database outage, connections killed before commit and two instances`, async () => {
+it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed webhooks, a 30-minute database outage, connections killed before commit, handlers hung past their limit and two instances`, async () => {
   const setup = newPool(2);
   await setup.query(
     "CREATE TABLE orders (history_id text PRIMARY KEY, amount int NOT NULL, paid_count int NOT NULL DEFAULT 0)",
@@ -52,6 +54,9 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
   const allDeliveriesFail = new Set<string>();
   const killBeforeCommit = new Set<string>();
   const killed = new Set<string>();
+  const hangOnce = new Set<string>();
+  const hung = new Set<string>();
+  const lateWritesRefused = new Set<string>();
   const appliedBy = new Map<string, { origin: string; at: number }[]>();
 
   const provider = createFakeProvider({
@@ -77,7 +82,7 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
     const receiver = createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-      idempotency: { store, transactional: true, operationTimeoutMs: 2_000 },
+      idempotency: { store, transactional: true, operationTimeoutMs: 2_000, handlerTimeoutMs: 300 },
       logger: { error: () => {}, warn: () => {} },
     }).on("payment.success", async (event, ctx) => {
       const id = String(event.data.qris_history_id);
@@ -87,6 +92,17 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
         killed.add(id);
         const { rows } = await tx.query("SELECT pg_backend_pid() AS pid");
         await killer.query("SELECT pg_terminate_backend($1)", [rows[0]?.pid]);
+      }
+      if (hangOnce.has(id) && !hung.has(id)) {
+        hung.add(id);
+        // Stuck (a call that never answers) until the receiver gives up on it, then goes on regardless.
+        await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+        try {
+          await tx.query("UPDATE orders SET paid_count = paid_count + 1 WHERE history_id = $1", [id]);
+        } catch {
+          lateWritesRefused.add(id);
+        }
+        return;
       }
       // Seen by this process only once the transaction commits (checked against the table at the end).
       const list = appliedBy.get(id) ?? [];
@@ -119,6 +135,7 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
     codes.push({ id, amount: data.final_amount, paid });
     if (paid && i % 5 === 0) allDeliveriesFail.add(id);
     if (paid && i % 20 === 3) killBeforeCommit.add(id);
+    if (paid && i % 20 === 7) hangOnce.add(id);
   }
   const paidCodes = codes.filter((code) => code.paid);
   const paidAt = new Map<string, number>();
@@ -183,6 +200,8 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
     paid: paidCodes.length,
     allDeliveriesFailed: allDeliveriesFail.size,
     killedBeforeCommit: killed.size,
+    hungPastTheirLimit: hung.size,
+    lateWritesRefused: lateWritesRefused.size,
     deliveryAttempts: provider.deliveries.length,
     foundByReconciliation: byReconciliation.length,
     slowestFindMinutes: slowest,
@@ -193,6 +212,8 @@ it(`applies each of ${PAYMENTS} paid QR payments exactly once through missed web
   console.log(`[never-lose] ${JSON.stringify(figures)}`);
   expect({ doubles, lost, wronglyApplied }).toEqual({ doubles: 0, lost: 0, wronglyApplied: 0 });
   expect(killed.size).toBeGreaterThan(0);
+  expect(hung.size).toBeGreaterThan(0);
+  expect(lateWritesRefused.size).toBe(hung.size);
   expect(provider.deliveries.some((d) => d.status === 503)).toBe(true); // the outage did refuse deliveries
   expect(byReconciliation.length).toBeGreaterThanOrEqual(allDeliveriesFail.size);
   expect(slowest).toBeLessThanOrEqual(RECONCILE_EVERY_MIN);
