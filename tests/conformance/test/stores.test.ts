@@ -1,15 +1,20 @@
 // The conformance table once more through the Express adapter, with each shared idempotency store behind it:
 // Redis (a real redis-server) and Postgres (a real PostgreSQL server), plain and with transactional handlers. The
 // answers and handler calls must be those the table states for the default memory store.
-import { type IdempotencyStore, PostgresIdempotencyStore, RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import {
+  type IdempotencyStore,
+  PostgresIdempotencyStore,
+  RedisIdempotencyStore,
+  type WebhookContext,
+} from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expressAdapter, type RunningApp } from "./adapters.js";
+import { adapters, expressAdapter, type RunningApp } from "./adapters.js";
 import { conformanceCases } from "./cases.js";
-import { sourceOptions } from "./fixtures.js";
+import { json, qrisPaid, secrets, sourceOptions } from "./fixtures.js";
 import { HandlerRecorder } from "./recorder.js";
 
 let redis: TestRedisServer;
@@ -84,6 +89,71 @@ describe.each(stores)("Express adapter on the $name store", (store) => {
         }
       }
       expect(recorder.calls).toEqual(row.calls);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/**
+ * A QRIS handler writing through the delivery's transaction: on its first call it writes, hangs until the receiver
+ * gives up on it (ctx.signal), then tries to write again, as a handler ignoring the signal would.
+ */
+class HangingPaymentWriter extends HandlerRecorder {
+  qrisCalls = 0;
+  lateWriteError: unknown;
+
+  constructor(private readonly table: string) {
+    super();
+  }
+
+  override async handle(source: string, event: unknown, ctx?: WebhookContext): Promise<void> {
+    if (source !== "qris" || ctx === undefined) return super.handle(source, event, ctx);
+    this.qrisCalls++;
+    const tx = ctx.transaction as pg.PoolClient;
+    const markPaid = () => tx.query(`UPDATE ${this.table} SET paid_count = paid_count + 1`);
+    await markPaid();
+    if (this.qrisCalls > 1) return;
+    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+    try {
+      await markPaid();
+    } catch (error) {
+      this.lateWriteError = error;
+    }
+  }
+}
+
+describe.each(adapters)("$name adapter, transactional Postgres store, a handler that hangs", (adapter) => {
+  it("answers 500 at handlerTimeoutMs; nothing of the abandoned transaction commits; the redelivery applies once", async () => {
+    const table = `hang_orders_${space++}`;
+    await pool.query(`CREATE TABLE ${table} (paid_count int NOT NULL)`);
+    await pool.query(`INSERT INTO ${table} VALUES (0)`);
+    const store = new PostgresIdempotencyStore({ pool, table: `hang_events_${space++}` });
+    await store.ensureSchema();
+    const options = sourceOptions();
+    options.qris = {
+      ...options.qris,
+      logger: {},
+      idempotency: { store, transactional: true, handlerTimeoutMs: 200 },
+    };
+    const writer = new HangingPaymentWriter(table);
+    const app = await adapter.start(options, writer);
+    const paidCount = async () => Number((await pool.query(`SELECT paid_count FROM ${table}`)).rows[0]?.paid_count);
+    try {
+      const delivery = {
+        source: "qris" as const,
+        query: `?token=${secrets.qrisToken}`,
+        headers: json,
+        body: qrisPaid("hang-1"),
+      };
+      expect((await app.send(delivery)).status).toBe(500);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(writer.lateWriteError).toBeInstanceOf(Error);
+      expect(await paidCount()).toBe(0);
+      expect((await app.send(delivery)).status).toBe(200);
+      expect((await app.send(delivery)).status).toBe(200);
+      expect(await paidCount()).toBe(1);
+      expect(writer.qrisCalls).toBe(2);
     } finally {
       await app.close();
     }
