@@ -225,6 +225,27 @@ describe("transactional handlers on PGlite (in-process, one connection)", () => 
   });
 });
 
+describe("transactional handlers on one pg Client that run out of time", () => {
+  it("are answered 500 at the limit; the transaction (the app's own connection, not closed) commits when they end", async () => {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    let release!: () => void;
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { receiver, paidCount, runs } = await shop(client, { hold, idempotency: { handlerTimeoutMs: 200 } });
+    expect((await receiver.handle(delivery("c-1"))).status).toBe(500);
+    release();
+    await sleep(150);
+    // Written twice by the one late run (once after the limit), in the transaction that committed with the record.
+    expect(await paidCount("c-1")).toBe(2);
+    const retry = await receiver.handle(delivery("c-1"));
+    expect(retry.status).toBe(200);
+    expect(runs()).toBe(1);
+    await client.end();
+  });
+});
+
 describe("transactional handlers on PGlite that run out of time", () => {
   it("a delivery whose BEGIN timed out waiting for the one connection does not keep it once its turn comes", async () => {
     const db = new PGlite();
@@ -244,7 +265,7 @@ describe("transactional handlers on PGlite that run out of time", () => {
     await db.close();
   });
 
-  it("answer 500 at the limit; the transaction (which cannot be abandoned) commits when they end", async () => {
+  it("are answered 500 at the limit; their transaction is rolled back at once, so the database is free again", async () => {
     const db = new PGlite();
     let release!: () => void;
     const hold = new Promise<void>((resolve) => {
@@ -252,13 +273,15 @@ describe("transactional handlers on PGlite that run out of time", () => {
     });
     const { receiver, paidCount, runs } = await shop(db, { hold, idempotency: { handlerTimeoutMs: 200 } });
     expect((await receiver.handle(delivery("p-3"))).status).toBe(500);
+    // The one connection is free while the handler still hangs: the app's own statements run.
+    expect(await paidCount("p-3")).toBe(0);
     release();
     await sleep(100);
-    // Written twice by the one late run, in the one transaction that committed with the event's record.
-    expect(await paidCount("p-3")).toBe(2);
-    const retry = await receiver.handle(delivery("p-3"));
-    expect(retry.status).toBe(200);
-    expect(runs()).toBe(1);
+    // Its write after the limit was refused (PGlite: "Transaction is closed"); the retry applies the event once.
+    expect(await paidCount("p-3")).toBe(0);
+    expect((await receiver.handle(delivery("p-3"))).status).toBe(200);
+    expect(await paidCount("p-3")).toBe(1);
+    expect(runs()).toBe(2);
     await db.close();
   });
 });

@@ -502,9 +502,14 @@ interface CallbackTransactions {
   transaction<T>(callback: (tx: PgQueryable & { rollback(): Promise<void> }) => Promise<T>): Promise<T>;
 }
 
-/** One delivery's transaction inside a PGlite `transaction(callback)`: commit or rollback ends the callback. */
+/**
+ * One delivery's transaction inside a PGlite `transaction(callback)`: commit or rollback ends the callback. PGlite
+ * refuses every statement on a transaction once it has ended, so abandoning one (handlers out of time) is a rollback
+ * that does not wait for them: their later writes fail, and the one connection is free for the next delivery.
+ */
 class CallbackTransaction implements IdempotencyTransaction {
   #ended = false;
+  #abandoned = false;
 
   constructor(
     readonly handle: PgQueryable,
@@ -525,11 +530,18 @@ class CallbackTransaction implements IdempotencyTransaction {
   }
 
   commit(): Promise<void> {
+    if (this.#abandoned) return Promise.reject(unavailable("COMMIT", new Error("the transaction was abandoned")));
     return this.#end(true);
   }
 
   rollback(): Promise<void> {
     return this.#end(false);
+  }
+
+  abandon(): void {
+    if (this.#ended) return;
+    this.#abandoned = true;
+    this.#end(false).catch(() => {});
   }
 
   async #end(commit: boolean): Promise<void> {

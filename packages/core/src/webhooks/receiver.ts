@@ -54,10 +54,10 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
    * them). A delivery still running then is answered 500 so the provider retries, `ctx.signal` is aborted, and:
    * - without transactional handlers, the claim stays until the handlers end: a late success is recorded as
    *   completed (the retry is then a duplicate), a late failure releases the claim;
-   * - with transactional handlers, the transaction is abandoned at once (its pooled connection is closed, so
-   *   nothing the handler sends later can commit) and the retry applies the event; on a single `client` or PGlite,
-   *   which cannot be closed under the app, the transaction commits or rolls back when the handlers end, as it
-   *   would have.
+   * - with transactional handlers, the transaction is abandoned at once (a pooled connection is closed, a PGlite
+   *   transaction rolled back, so nothing the handler sends later can commit) and the retry applies the event; on
+   *   a single pg `client`, which is the app's own connection, the transaction commits or rolls back when the
+   *   handlers end, as it would have.
    */
   handlerTimeoutMs?: number;
   /**
