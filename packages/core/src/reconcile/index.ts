@@ -5,6 +5,7 @@ export {
   type QrisStatusSource,
   type ReconcilableReceiver,
   type ReconcileResult,
+  type ReconcileRunOptions,
   type Reconciler,
   type ReconcilerOptions,
   type ReconcilerSchedule,
