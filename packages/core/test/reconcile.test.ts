@@ -415,6 +415,22 @@ describe("stopping a run (reconcile with a signal, stop())", () => {
     ]);
   });
 
+  it("waits an interval longer than a timer can (30 days) as the longest timer, never as no wait", async () => {
+    const { world } = setup();
+    let runs = 0;
+    const running = createReconciler({ receivers: { qris: receivers().qris }, clients: world.clients }).start({
+      every: 30 * 24 * 60 * 60 * 1000,
+      jitter: 0,
+      pending: () => {
+        runs++;
+        return [];
+      },
+    });
+    await sleep(50);
+    await running.stop();
+    expect(runs).toBe(0);
+  });
+
   it("refuses a callbackTimeoutMs that is not a positive number", () => {
     const { reconciler } = setup();
     expect(() => reconciler.start({ every: 10, pending: () => [], callbackTimeoutMs: 0 })).toThrow(

@@ -1,4 +1,5 @@
 import { ConfigurationError } from "../errors/validation.js";
+import { timerDelay } from "../timer-delay.js";
 import type { WebhookLogger } from "../webhooks/logger.js";
 import type { ReconcileResult, ReconcileRunOptions } from "./reconciler.js";
 import type { PendingReference } from "./references.js";
@@ -75,7 +76,7 @@ export function startSchedule(
     const delay = schedule.every * (1 + jitter * (Math.random() * 2 - 1));
     timer = setTimeout(() => {
       inFlight = run().then(scheduleNext);
-    }, delay);
+    }, timerDelay(delay));
   };
   scheduleNext();
   return {
@@ -103,7 +104,7 @@ function settleWithin<T>(
     const onStop = () => finish(() => resolve(STOPPED));
     const timer = setTimeout(
       () => finish(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms (callbackTimeoutMs)`))),
-      timeoutMs,
+      timerDelay(timeoutMs),
     );
     const finish = (settle: () => void) => {
       clearTimeout(timer);

@@ -22,6 +22,11 @@ describe("withinHandlerTimeLimit", () => {
     await expect(running).resolves.toBeUndefined();
   });
 
+  it("treats a limit beyond what a timer can wait (a lease of 30 days) as that longest wait, not as none", async () => {
+    const done = new Promise((resolve) => setTimeout(resolve, 20, "done"));
+    await expect(withinHandlerTimeLimit(done, 30 * 24 * 60 * 60 * 1000)).resolves.toBe("done");
+  });
+
   it("makes a typed 500 error naming the limit", () => {
     const error = handlerTimeoutError(1_500);
     expect(error).toBeInstanceOf(WebhookProcessingError);

@@ -1,3 +1,4 @@
+import { timerDelay } from "../../timer-delay.js";
 import { WebhookProcessingError } from "../errors.js";
 
 /** What {@link withinHandlerTimeLimit} resolves with when the handlers were still running at the limit. */
@@ -11,7 +12,7 @@ export const TIMED_OUT: unique symbol = Symbol("kirimbayar.handlerTimedOut");
  */
 export function withinHandlerTimeLimit<T>(running: Promise<T>, limitMs: number): Promise<T | typeof TIMED_OUT> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, limitMs, TIMED_OUT);
+    const timer = setTimeout(resolve, timerDelay(limitMs), TIMED_OUT);
     running.then(
       (value) => {
         clearTimeout(timer);
