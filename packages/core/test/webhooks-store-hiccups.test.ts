@@ -122,3 +122,23 @@ describe("a store that hangs", () => {
     expect(build({ completionRetry: { minDelayMs: -1 } })).toThrow(/minDelayMs must be a positive number/);
   });
 });
+
+describe("time limits longer than a timer can wait", () => {
+  it("treat an operationTimeoutMs of 30 days as the longest timer, not as an immediate timeout (503)", async () => {
+    const memory = new MemoryIdempotencyStore();
+    const slow = <T>(answer: () => T) => sleep(10).then(answer);
+    const store: IdempotencyStore = {
+      claim: (k, o, l) => slow(() => memory.claim(k, o, l)),
+      complete: (k, o, r) => slow(() => memory.complete(k, o, r)),
+      release: (k, o, r) => slow(() => memory.release(k, o, r)),
+    };
+    const month = 30 * 24 * 60 * 60 * 1000;
+    const qris = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+      idempotency: { store, operationTimeoutMs: month, leaseMs: month },
+      logger: quiet,
+    }).on("payment.success", async () => sleep(10));
+    expect((await qris.handle(delivery())).status).toBe(200);
+  });
+});

@@ -1,3 +1,5 @@
+import { timerDelay } from "../timer-delay.js";
+
 /** How {@link KeyedBatcher} gathers calls. */
 export interface BatchingOptions {
   /** Batches of one statement running at once (default 2); more calls wait and join the next batch. */
@@ -57,7 +59,7 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
   ) {
     this.#maxInFlight = positiveInteger(options.maxInFlight ?? 2, "maxInFlight");
     this.#maxSize = positiveInteger(options.maxSize ?? 200, "maxSize");
-    this.#timeoutMs = positiveInteger(options.timeoutMs ?? 5_000, "timeoutMs");
+    this.#timeoutMs = timerDelay(positiveInteger(options.timeoutMs ?? 5_000, "timeoutMs"));
   }
 
   /** Runs `input` in the next batch; resolves to its row. */

@@ -1,3 +1,4 @@
+import { timerDelay } from "../timer-delay.js";
 import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "./types.js";
 
 /** The part of an ioredis client the store uses (`call` sends any command). */
@@ -84,7 +85,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       throw new TypeError("RedisIdempotencyStore: client must be an ioredis or node-redis (v4/v5) client");
     }
     this.#prefix = options.keyPrefix ?? "kirimbayar:webhook:";
-    this.#timeoutMs = options.operationTimeoutMs ?? 1_000;
+    this.#timeoutMs = timerDelay(options.operationTimeoutMs ?? 1_000);
     adviseOnOfflineQueue(options.client, options.logger ?? console);
   }
 

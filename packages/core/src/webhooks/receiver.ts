@@ -4,6 +4,7 @@ import { MemoryIdempotencyStore } from "../idempotency/memory.js";
 import type { ClaimResult, IdempotencyStore, MaybePromise } from "../idempotency/types.js";
 import type { KirimbayarTelemetry } from "../telemetry/types.js";
 import { WebhookTelemetry } from "../telemetry/webhook-telemetry.js";
+import { timerDelay } from "../timer-delay.js";
 import { RequestBody } from "./body.js";
 import { DeliveryContext, type ReceivedDelivery, type WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
@@ -302,7 +303,9 @@ export function createWebhookReceiver<S extends WebhookSource>(
     logger.warn?.(`Webhook receiver "${source}" accepts unverified deliveries (insecureNoVerification: true)`);
   }
   const maxBodyBytes = positive("maxBodyBytes", options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-  const bodyReadTimeoutMs = positive("bodyReadTimeoutMs", options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS);
+  const bodyReadTimeoutMs = timerDelay(
+    positive("bodyReadTimeoutMs", options.bodyReadTimeoutMs ?? DEFAULT_BODY_READ_TIMEOUT_MS),
+  );
   const methods = normaliseMethods(options.methods ?? definition.methods);
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
   const transportRules: TransportRules = {
@@ -320,9 +323,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
     store: idempotency.store ?? new MemoryIdempotencyStore(),
     leaseMs,
     retentionMs: positive("idempotency.retentionMs", idempotency.retentionMs ?? DEFAULT_RETENTION_MS),
-    operationTimeoutMs: positive(
-      "idempotency.operationTimeoutMs",
-      idempotency.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS,
+    operationTimeoutMs: timerDelay(
+      positive("idempotency.operationTimeoutMs", idempotency.operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS),
     ),
     completionRetryMinDelayMs: positive(
       "idempotency.completionRetry.minDelayMs",
