@@ -5,3 +5,29 @@ export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 export function timerDelay(ms: number): number {
   return Math.min(ms, MAX_TIMER_DELAY_MS);
 }
+
+/**
+ * Settles with `pending`, unless `ms` pass first: then with what `atTimeout` returns, or rejected with what it
+ * throws. One promise and one timer, cleared as soon as `pending` settles; `pending` itself goes on either way.
+ */
+export function raceTimer<T, U>(pending: Promise<T>, ms: number, atTimeout: () => U): Promise<T | U> {
+  return new Promise<T | U>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      try {
+        resolve(atTimeout());
+      } catch (error) {
+        reject(error);
+      }
+    }, timerDelay(ms));
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}

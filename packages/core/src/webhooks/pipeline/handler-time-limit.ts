@@ -1,4 +1,4 @@
-import { timerDelay } from "../../timer-delay.js";
+import { raceTimer } from "../../timer-delay.js";
 import { WebhookProcessingError } from "../errors.js";
 
 /** What {@link withinHandlerTimeLimit} resolves with when the handlers were still running at the limit. */
@@ -11,20 +11,10 @@ export const TIMED_OUT: unique symbol = Symbol("kirimbayar.handlerTimedOut");
  * release the claim, or nothing when their transaction was abandoned).
  */
 export function withinHandlerTimeLimit<T>(running: Promise<T>, limitMs: number): Promise<T | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, timerDelay(limitMs), TIMED_OUT);
-    running.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return raceTimer(running, limitMs, timedOut);
 }
+
+const timedOut = (): typeof TIMED_OUT => TIMED_OUT;
 
 /**
  * The error a delivery whose handlers ran out of time is reported with (`onError`, stage `handler`) and aborts

@@ -1,4 +1,5 @@
 import { IdempotencyStoreUnavailableError } from "../../idempotency/types.js";
+import { raceTimer } from "../../timer-delay.js";
 import { adopt, type MaybeAsync } from "./thenable.js";
 
 /**
@@ -40,20 +41,8 @@ export function timeLimited<T>(
   }
   if (!(result instanceof Promise)) return result;
   const pending = result;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(timedOut());
-      if (lateResult !== undefined) pending.then(lateResult, () => {});
-    }, timeoutMs);
-    pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
+  return raceTimer(pending, timeoutMs, () => {
+    if (lateResult !== undefined) pending.then(lateResult, () => {});
+    throw timedOut();
   });
 }
