@@ -4,13 +4,9 @@
 // transaction), or inbox mode, answered once the event is written to the queue: `pg-boss <url> <queue>` or
 // `bullmq <port> <queue>` (no worker runs; the memory store stays for the worker side). Prints `ready <port>` once
 // listening; stops on SIGTERM.
-import {
-  createWebhookReceiver,
-  MemoryIdempotencyStore,
-  PostgresIdempotencyStore,
-  RedisIdempotencyStore,
-  tokenVerifier,
-} from "@kirimbayar/core/webhooks";
+import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
 import { createWebhookRouter } from "@kirimbayar/express";
 import express from "express";
 import { Redis } from "ioredis";

@@ -31,7 +31,7 @@ try {
   postgres = await startPostgresServer();
   const setup = new pg.Client({ connectionString: postgres.url });
   await setup.connect();
-  const { PostgresIdempotencyStore } = await import("@kirimbayar/core/webhooks");
+  const { PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
   for (const table of ["bench_idempotency_postgres", "bench_idempotency_postgres_transactional"]) {
     await new PostgresIdempotencyStore({ client: setup, table }).ensureSchema();
   }

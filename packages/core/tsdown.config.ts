@@ -9,6 +9,8 @@ export default defineConfig(
       index: "src/index.ts",
       webhooks: "src/webhooks.ts",
       "webhooks-transport": "src/webhooks-transport.ts",
+      postgres: "src/postgres.ts",
+      redis: "src/redis.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

@@ -1,5 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
-import { type PgQueryable, PostgresIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { type PgQueryable, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import pg from "pg";
 import { PostgresOrderRepository } from "./postgres-order-repository.js";
 

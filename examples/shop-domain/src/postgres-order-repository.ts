@@ -1,4 +1,4 @@
-import type { PgQueryable } from "@kirimbayar/core/webhooks";
+import type { PgQueryable } from "@kirimbayar/core/postgres";
 import type { Order } from "./order.js";
 import type { OrderRepository } from "./order-repository.js";
 

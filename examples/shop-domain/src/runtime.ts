@@ -7,7 +7,8 @@ import {
   type RunningReconciler,
   ShippingClient,
 } from "@kirimbayar/core";
-import type { IdempotencyStore, PgQueryable } from "@kirimbayar/core/webhooks";
+import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { PgQueryable } from "@kirimbayar/core/postgres";
 import type { ShopConfig } from "./config.js";
 import { openShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";

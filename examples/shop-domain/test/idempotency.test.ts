@@ -1,4 +1,5 @@
-import { MemoryIdempotencyStore, RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIdempotencyStore } from "../src/idempotency.js";

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWebhookReceiver, RedisIdempotencyStore, tokenVerifier, type WebhookReceiver } from "../src/webhooks.js";
+import { createWebhookReceiver, tokenVerifier, type WebhookReceiver } from "../src/webhooks.js";
+import { RedisIdempotencyStore } from "../src/redis.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const FULL = process.env.KIRIMBAYAR_CHAOS === "full";

@@ -9,15 +9,9 @@ import IORedis from "ioredis";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  createWebhookReceiver,
-  type IdempotencyStore,
-  IdempotencyStoreUnavailableError,
-  MemoryIdempotencyStore,
-  PostgresIdempotencyStore,
-  RedisIdempotencyStore,
-  tokenVerifier,
-} from "../src/webhooks.js";
+import { createWebhookReceiver, type IdempotencyStore, IdempotencyStoreUnavailableError, MemoryIdempotencyStore, tokenVerifier } from "../src/webhooks.js";
+import { PostgresIdempotencyStore } from "../src/postgres.js";
+import { RedisIdempotencyStore } from "../src/redis.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 let redis: TestRedisServer;

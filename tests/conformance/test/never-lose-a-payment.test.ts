@@ -10,7 +10,8 @@
 // A reconciler runs every 10 minutes over the orders still unpaid. `pnpm test` runs 200 payments; `pnpm chaos`
 // (KIRIMBAYAR_CHAOS=full) 1,000.
 import { createReconciler, type PendingReference, QrisClient } from "@kirimbayar/core";
-import { createWebhookReceiver, PostgresIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { createFakeProvider } from "@kirimbayar/testing";
 import pg from "pg";

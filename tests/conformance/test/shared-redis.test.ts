@@ -1,4 +1,4 @@
-import { RedisIdempotencyStore } from "@kirimbayar/core/webhooks";
+import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

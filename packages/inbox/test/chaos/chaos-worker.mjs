@@ -5,16 +5,20 @@
 // startInboxWorker on the campaign's queue. The handler fails while <schema>.control says the shop is broken (the
 // "2 hours" outage) and, for the poisoned payments, until the operator fixes them.
 //
-// Settings come as JSON in CHAOS_WORKER (see inbox-chaos.test.ts). Over IPC it sends `ready` once it takes events,
-// then `stats` every 100 ms (tries, failed ones, those failed by the outage, retry and dead verdicts, events in
-// flight), so the parent can count what a
-// killed process did. It exits on SIGTERM (graceful stop) or when the parent goes away.
-import { createWebhookReceiver, PostgresIdempotencyStore } from "@kirimbayar/core/webhooks";
+// Settings come as JSON in CHAOS_WORKER (see inbox-chaos.test.ts and recovery.ts). With `defaults: true` the engine
+// runs on its default settings (the inbox's and pg-boss's hold, polling and maintenance; BullMQ's lock and stalled
+// check), as the recovery scenarios require; `workMs` is the handler's work inside its transaction (default 0-3 ms).
+// Over IPC it sends `ready` once it takes events, then `stats` every 100 ms (tries, failed ones, those failed by the
+// outage, retry and dead verdicts, events in flight), so the parent can count what a killed process did. It exits on
+// SIGTERM (graceful stop) or when the parent goes away.
+import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
+import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { startInboxWorker } from "@kirimbayar/inbox";
 import pg from "pg";
 
 const settings = JSON.parse(process.env.CHAOS_WORKER ?? "{}");
-const { engine, pgUrl, redisPort, queue, schema, name, retry, concurrency } = settings;
+const { engine, pgUrl, redisPort, queue, schema, name, retry, concurrency, defaults = false } = settings;
+const workMs = settings.workMs ?? { min: 0, max: 3 };
 if (process.send === undefined) throw new Error("chaos-worker runs as a forked child with an IPC channel");
 
 const stats = { tries: 0, retries: 0, dead: 0, inFlight: 0, failures: 0, outageFailures: 0 };
@@ -33,19 +37,23 @@ let inbox;
 if (engine === "pg-boss") {
   const { default: PgBoss } = await import("pg-boss");
   const { createPgBossInbox } = await import("@kirimbayar/inbox/pg-boss");
-  const boss = new PgBoss({ connectionString: pgUrl, max: 4, maintenanceIntervalSeconds: 1, schedule: false });
+  const boss = new PgBoss(
+    defaults
+      ? { connectionString: pgUrl, max: 4 }
+      : { connectionString: pgUrl, max: 4, maintenanceIntervalSeconds: 1, schedule: false },
+  );
   boss.on("error", () => {});
   await boss.start();
   closers.push(() => boss.stop({ graceful: false, wait: true, timeout: 2_000 }));
-  inbox = await createPgBossInbox({ boss, name: queue, pollingIntervalMs: 100, expireInSeconds: 2 });
+  inbox = await createPgBossInbox(
+    defaults ? { boss, name: queue } : { boss, name: queue, pollingIntervalMs: 100, expireInSeconds: 2 },
+  );
 } else {
   const { createBullMqInbox } = await import("@kirimbayar/inbox/bullmq");
-  inbox = await createBullMqInbox({
-    connection: { host: "127.0.0.1", port: redisPort },
-    name: queue,
-    lockDurationMs: 2_000,
-    stalledIntervalMs: 500,
-  });
+  const connection = { host: "127.0.0.1", port: redisPort };
+  inbox = await createBullMqInbox(
+    defaults ? { connection, name: queue } : { connection, name: queue, lockDurationMs: 2_000, stalledIntervalMs: 500 },
+  );
   closers.push(() => inbox.close());
 }
 
@@ -69,7 +77,7 @@ const qris = createWebhookReceiver({
   if (rows[0]?.broken) throw new Error(OUTAGE_ERROR);
   if (rows[0]?.poisoned) throw new Error(`payment ${id} hits a bug in the handler`);
   // A little work inside the transaction, so that kills land mid-event too.
-  await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
+  await new Promise((resolve) => setTimeout(resolve, workMs.min + Math.random() * (workMs.max - workMs.min)));
   await tx.query(`INSERT INTO ${schema}.effects (payment_id, amount, worker) VALUES ($1, $2, $3)`, [
     id,
     Number(event.data.amount),

@@ -1,0 +1,12 @@
+// Entry point of `@kirimbayar/core/postgres`: the idempotency store over the shop's own PostgreSQL (`pg` or PGlite).
+// Its own entry, as each persistence layer of Powertools' idempotency is: an app that keeps the default memory store
+// (or another store) never loads it.
+export {
+  DEFAULT_POSTGRES_IDEMPOTENCY_TABLE,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgQueryable,
+  PostgresIdempotencyStore,
+  type PostgresIdempotencyStoreOptions,
+  postgresIdempotencySchema,
+} from "./idempotency/postgres.js";
