@@ -54,6 +54,15 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+// Compare-and-delete of a claim its delivery never used (it timed out before Redis applied it): nothing ran, so no
+// attempt is counted.
+const WITHDRAW_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0`;
+
 /**
  * Idempotency store over Redis, shared by every process and instance that receives webhooks. Bring your own
  * ioredis or node-redis client (no dependency is added). Claims are atomic (`SET NX PX` inside a script that also
@@ -61,8 +70,10 @@ return 0`;
  * compare-and-set scripts, so only the delivery holding the lease can finish it.
  *
  * Create the client so that it fails fast while disconnected: with ioredis `enableOfflineQueue: false`, with
- * node-redis `disableOfflineQueue: true`. Otherwise a claim that timed out may still be applied after the
- * reconnect and hold the event until its lease ends.
+ * node-redis `disableOfflineQueue: true`. Otherwise the commands of deliveries long answered 503 pile up while Redis
+ * is away and all run when it is back. A claim that Redis applies after the store's time limit (it was queued, or
+ * Redis was frozen and ran it when it woke) is withdrawn as soon as its answer arrives, so the provider's retry can
+ * claim the key at once instead of being answered 409 until the lease ends.
  *
  * @example
  * import Redis from "ioredis";
@@ -90,7 +101,12 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const reply = await this.#eval(CLAIM_SCRIPT, key, `p:${owner}`, leaseMs);
+    const reply = await this.#eval(CLAIM_SCRIPT, key, `p:${owner}`, leaseMs, (late) => {
+      // The caller was already told the store did not answer: give the key back if this claim took it.
+      if (Array.isArray(late) && Number(late[0]) === 1) {
+        this.#eval(WITHDRAW_SCRIPT, key, `p:${owner}`, leaseMs).catch(() => {});
+      }
+    });
     if (!Array.isArray(reply)) throw unexpectedReply("claim");
     const [claimed, detail] = reply as [unknown, unknown];
     if (Number(claimed) === 1) return { state: "claimed", attempt: Number(detail ?? 0) + 1 };
@@ -105,7 +121,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return Number(await this.#eval(RELEASE_SCRIPT, key, `p:${owner}`, retentionMs)) === 1;
   }
 
-  #eval(script: string, key: string, value: string, ttlMs: number): Promise<unknown> {
+  #eval(
+    script: string,
+    key: string,
+    value: string,
+    ttlMs: number,
+    lateReply?: (reply: unknown) => void,
+  ): Promise<unknown> {
     const recordKey = `${this.#prefix}{${key}}`;
     const args = [
       "EVAL",
@@ -116,20 +138,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       value,
       String(Math.max(1, Math.ceil(ttlMs))),
     ];
-    return withTimeout(this.#send(args), this.#timeoutMs);
+    return withTimeout(this.#send(args), this.#timeoutMs, lateReply);
   }
 }
 
-function withTimeout<T>(operation: Promise<T>, timeoutMs: number): Promise<T> {
+// A reply that arrives after the time limit goes to `lateReply`, for what must not be left applied.
+function withTimeout<T>(operation: Promise<T>, timeoutMs: number, lateReply?: (reply: T) => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new IdempotencyStoreUnavailableError(`Redis did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      reject(new IdempotencyStoreUnavailableError(`Redis did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
     operation.then(
       (value) => {
         clearTimeout(timer);
-        resolve(value);
+        if (timedOut) lateReply?.(value);
+        else resolve(value);
       },
       (error: unknown) => {
         clearTimeout(timer);
@@ -151,8 +176,8 @@ function adviseOnOfflineQueue(client: unknown, logger: { warn(message: string): 
     "call" in (client as object) ? options.enableOfflineQueue !== false : options.disableOfflineQueue !== true;
   if (queues) {
     logger.warn(
-      "RedisIdempotencyStore: the Redis client queues commands while disconnected; a claim that timed out may be " +
-        "applied after the reconnect and hold its event until the lease ends. Create the client with " +
+      "RedisIdempotencyStore: the Redis client queues commands while disconnected; the commands of deliveries " +
+        "already answered 503 then pile up and all run after the reconnect. Create the client with " +
         "enableOfflineQueue: false (ioredis) or disableOfflineQueue: true (node-redis).",
     );
   }
