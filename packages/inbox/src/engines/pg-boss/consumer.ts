@@ -1,0 +1,207 @@
+// A worker's loop on a pg-boss inbox: fetch due events, run them (at most `concurrency` at once) under a hold the
+// heartbeat renews, and settle each by its verdict, retrying every settle until the database takes it. An event
+// is never left "active" by a failed call: while the database is away the worker keeps the events and their
+// verdicts, and settles them as soon as it answers again (a handler whose transaction committed is completed; a
+// failed or unknown one goes back to the queue, and the idempotency store keeps its retry from applying twice).
+import type { WebhookLogger } from "@kirimbayar/core/webhooks";
+import type { ConsumeOptions, InboxConsumer, InboxDelivery, InboxVerdict } from "../../types.js";
+import { previousAttempts } from "./attempts.js";
+import { backoffDelay, DATABASE_BACKOFF, pause, untilAnswered, withTimeLimit } from "./backoff.js";
+import { type HeldJob, HoldKeeper } from "./hold.js";
+import { activeIndexStatement, type InboxStatements } from "./statements.js";
+import type { DeadData, JobData, PgBossJob, PgBossLike } from "./types.js";
+
+/** What a consumer needs of its inbox. */
+export interface ConsumerContext {
+  readonly boss: PgBossLike;
+  readonly name: string;
+  readonly deadName: string;
+  readonly schema: string;
+  readonly statements: InboxStatements;
+  readonly sql: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+  /** pg-boss `send` options of a dead letter (its id is added). */
+  readonly deadLetterOptions: object;
+  readonly heartbeatIntervalMs: number;
+  readonly reapIntervalMs: number;
+  readonly pollingIntervalMs: number;
+  readonly fetchBatchSize: number | undefined;
+  readonly logger: WebhookLogger;
+}
+
+/** A fetched job: pg-boss's columns, with the retry count its fetch gave it. */
+interface FetchedJob extends PgBossJob {
+  retryCount: number;
+}
+
+/** A fetch with no answer in this long is given up (its events, if it took any, come back when their hold ends). */
+const FETCH_TIME_LIMIT_MS = 30_000;
+/** At most one warning per worker in this long: an outage fails every call of every held event. */
+const WARNING_INTERVAL_MS = 5_000;
+
+/** Starts a consumer; see {@link InboxQueue.consume}. */
+export async function consumePgBossInbox(
+  context: ConsumerContext,
+  decide: (delivery: InboxDelivery) => Promise<InboxVerdict>,
+  options: ConsumeOptions = {},
+): Promise<InboxConsumer> {
+  const { name, statements, sql } = context;
+  const concurrency = options.concurrency ?? 10;
+  const batchSize = Math.max(concurrency, context.fetchBatchSize ?? 100);
+  let stopping = false;
+  const wake = new AbortController(); // stop(): ends the idle and back-off pauses of the loop
+  const abandon = new AbortController(); // stop()'s time limit: settles left to the reaper
+
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  const warn = (error: unknown, what: string, failures = 1) => {
+    const now = Date.now();
+    if (now - lastWarning < WARNING_INTERVAL_MS) return;
+    lastWarning = now;
+    context.logger.warn?.("A call of the pg-boss inbox worker to the database failed; retrying", {
+      queue: name,
+      call: what,
+      failures,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  };
+
+  const holds = new HoldKeeper({
+    name,
+    statements,
+    sql,
+    heartbeatIntervalMs: context.heartbeatIntervalMs,
+    reapIntervalMs: context.reapIntervalMs,
+    onFailure: warn,
+  });
+  void ensureActiveIndex(context).catch((error) => warn(error, "create the index of active jobs"));
+  holds.start();
+
+  const settle = (what: string, call: () => Promise<unknown>) =>
+    untilAnswered(call, { what, signal: abandon.signal, onFailure: warn });
+
+  const loop = (async () => {
+    let fetchFailures = 0;
+    while (!stopping) {
+      let batch: FetchedJob[];
+      try {
+        const { rows } = await withTimeLimit(sql(statements.fetch, [name, batchSize]), FETCH_TIME_LIMIT_MS, "fetch");
+        batch = rows as FetchedJob[];
+        fetchFailures = 0;
+      } catch (error) {
+        fetchFailures += 1;
+        warn(error, "fetch", fetchFailures);
+        await pause(backoffDelay(DATABASE_BACKOFF, fetchFailures), wake.signal);
+        continue;
+      }
+      if (batch.length === 0) {
+        await pause(context.pollingIntervalMs, wake.signal);
+        continue;
+      }
+      await runBatch(batch);
+    }
+  })();
+
+  return {
+    async stop(stopOptions = {}) {
+      stopping = true;
+      wake.abort();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        loop,
+        new Promise((resolve) => (timer = setTimeout(resolve, stopOptions.timeoutMs ?? 30_000))),
+      ]);
+      clearTimeout(timer);
+      // Handlers still running, and settles the database has not taken yet, are left: their hold is no longer
+      // renewed, so their events come back to the queue once it runs out.
+      abandon.abort();
+      holds.stop();
+    },
+  };
+
+  // Runs a fetched batch, at most `concurrency` events at once. A retry or a dead letter is settled as soon as its
+  // verdict is known; the finished events of the batch are completed together, in one statement.
+  async function runBatch(batch: FetchedJob[]) {
+    for (const job of batch) holds.hold({ id: job.id, retryCount: job.retryCount });
+    const done: HeldJob[] = [];
+    let next = 0;
+    const runOne = async (job: FetchedJob) => {
+      const verdict = await verdictOf(job);
+      if (verdict.kind === "done") {
+        done.push({ id: job.id, retryCount: job.retryCount });
+        return;
+      }
+      await settleFailure(job, verdict);
+      holds.release(job.id);
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, batch.length) }, async () => {
+        while (next < batch.length) await runOne(batch[next++] as FetchedJob);
+      }),
+    );
+    if (done.length === 0) return;
+    await settle(`complete ${done.length} events`, () =>
+      sql(statements.complete, [name, done.map((job) => job.id), done.map((job) => job.retryCount), null]),
+    );
+    for (const job of done) holds.release(job.id);
+  }
+
+  async function verdictOf(job: FetchedJob): Promise<InboxVerdict> {
+    const data = job.data as JobData;
+    try {
+      return await decide({
+        message: data.message,
+        attempt: job.retryCount + 1,
+        periodStartedAt: data.replayedAt ?? data.message.receivedAt,
+      });
+    } catch (error) {
+      return { kind: "retry", error: String(error), delayMs: 0 };
+    }
+  }
+
+  async function settleFailure(job: FetchedJob, verdict: Exclude<InboxVerdict, { kind: "done" }>) {
+    const now = Date.now();
+    const attempt = job.retryCount + 1;
+    const attempts = [...previousAttempts(job, attempt, now), { at: now, attempt, error: verdict.error }];
+    if (verdict.kind === "retry") {
+      // One statement: the try's error into the job's data (pg-boss replaces the output of a job that expires),
+      // back to the queue, due after the worker's delay.
+      const delayMs = Math.max(0, Math.round(verdict.delayMs));
+      await settle("retry an event", () =>
+        sql(statements.retry, [name, job.id, job.retryCount, JSON.stringify(attempts), delayMs]),
+      );
+      return;
+    }
+    const data = job.data as JobData;
+    const dead: DeadData = { message: data.message, attempts, deadAt: now };
+    // Written before the original is finished: a crash in between leaves both, and a replay of an event applied
+    // meanwhile is a duplicate for the idempotency store. A second send of the same dead letter adds nothing.
+    const written = await settle("write a dead letter", () =>
+      context.boss.send(context.deadName, dead, { ...context.deadLetterOptions, id: job.id }),
+    );
+    if (!written) return; // stopped: the event comes back and is judged again
+    await settle("complete a dead event", () =>
+      sql(statements.complete, [name, [job.id], [job.retryCount], JSON.stringify({ dead: true, attempts })]),
+    );
+  }
+}
+
+/**
+ * Creates the reaper's index on the queue's partition if it is missing, without blocking the queue's writes
+ * (`CONCURRENTLY`, which waits for the transactions open at the time: run in the background). Without it the
+ * reaper still works, reading the whole partition.
+ */
+async function ensureActiveIndex(context: ConsumerContext): Promise<void> {
+  const { rows } = await context.sql(context.statements.partitionOf, [context.name]);
+  const partition = (rows[0] as { partition_name?: unknown } | undefined)?.partition_name;
+  if (typeof partition !== "string" || !/^[a-z0-9_]{1,59}$/.test(partition)) return;
+  const exists = await context.sql(
+    "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
+    [context.schema, `${partition}_ki1`],
+  );
+  if (exists.rows.length > 0) return;
+  try {
+    await context.sql(activeIndexStatement(context.schema, partition), []);
+  } catch (error) {
+    // Another worker created it at the same moment.
+    if ((error as { code?: unknown }).code !== "42P07" && (error as { code?: unknown }).code !== "23505") throw error;
+  }
+}
