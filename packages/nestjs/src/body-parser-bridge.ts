@@ -23,7 +23,8 @@ type BodyParserError = Error & { type?: unknown };
  * - an Express error middleware hands what the parser refused to core: the bytes its `rawBody` hook kept
  *   (malformed JSON, so core can still answer 401 for a bad token), `limit + 1` bytes (too large: core answers
  *   413), or the unread request (a charset or content coding the parser does not take: core ignores the charset,
- *   JSON being UTF-8, and answers 415 to codings other than gzip and deflate).
+ *   JSON being UTF-8, and answers 415 to codings other than gzip and deflate). A coding core refuses but the
+ *   parser inflates (br on Express 5) gets core's 415 too, even when inflating failed or grew past the limit.
  *
  * Fastify (`@nestjs/platform-fastify`): the webhook routes' bodies are read by the module's own hooks, in place of
  * the app's content-type parsers, under the receiver's limits; no `rawBody: true` needed (see
@@ -90,6 +91,15 @@ export class BodyParserErrorBridge implements OnModuleInit {
       if (route === undefined) return next(error);
       // The guard answered already; what the parser met afterwards (the closed connection) changes nothing.
       if (res.headersSent) return;
+      const coding = contentCodingOf(req.headers);
+      // A coding core refuses (br, which Nest's parser inflates on Express 5, or stacked codings): core answers 415
+      // whatever the bytes, so what the parser met while inflating them (invalid data, too large once inflated)
+      // must not replace that answer. Core decides on the request without the bytes the parser drained; a declared
+      // length over the limit was answered 413 by the guard already.
+      if (coding === "unsupported" && (error?.type === "entity.too.large" || isDecodingError(error))) {
+        (req as IncomingMessage).resume();
+        return void answerWebhook(route, req, res, new Uint8Array(0)).catch(next);
+      }
       switch (error?.type) {
         case "entity.too.large":
           (req as IncomingMessage).resume();
@@ -99,14 +109,12 @@ export class BodyParserErrorBridge implements OnModuleInit {
         case "charset.unsupported":
         case "encoding.unsupported":
           return void answerWebhook(route, req, res).catch(next);
-        default: {
+        default:
           // A gzip or deflate body the parser could not inflate (zlib's Z_DATA_ERROR, Z_BUF_ERROR...): the parser
           // drained it, so core's answer is written here.
-          const coding = contentCodingOf(req.headers);
-          if (isZlibError(error) && (coding === "gzip" || coding === "deflate"))
+          if (isDecodingError(error) && (coding === "gzip" || coding === "deflate"))
             return write(res, bodyNotDecodable(coding));
           return next(error);
-        }
       }
     });
   }
@@ -116,9 +124,13 @@ function trimSlashes(path: string): string {
   return path.replace(/^\/+|\/+$/g, "");
 }
 
-function isZlibError(error: unknown): boolean {
+/**
+ * An error of Node's zlib streams: zlib's codes (`Z_DATA_ERROR`, `Z_BUF_ERROR` for a truncated stream) and the
+ * brotli decoder's (`ERR__ERROR_FORMAT_PADDING_2`..., `ERR_` followed by the decoder's `_ERROR_...` name).
+ */
+function isDecodingError(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && code.startsWith("Z_");
+  return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_"));
 }
 
 function write(res: ServerResponse, response: WebhookHttpResponse): void {

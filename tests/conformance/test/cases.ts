@@ -305,6 +305,32 @@ export const conformanceCases: ConformanceCase[] = [
     calls: [],
   },
   {
+    // The coding decides, not the bytes: a host parser that tries to inflate br (body-parser 2 does) and fails on
+    // a plain body must not turn core's 415 into its own 400.
+    name: "a plain body declared br (not brotli) gets 415 too",
+    steps: [
+      {
+        send: qris(qrisPaid("h-25"), { headers: { ...json, "content-encoding": "br" } }),
+        expect: { status: 415, success: false, message: /content encoding/ },
+      },
+    ],
+    calls: [],
+  },
+  {
+    // Core never inflates br, so its size once inflated is nobody's concern: a host parser that inflates it past
+    // its limit must not answer 413.
+    name: "a brotli bomb (10 MB once inflated) gets 415 like any br body",
+    steps: [
+      {
+        send: qris(brotliCompressSync(qrisPaid("h-26", { padding: " ".repeat(10_000_000) })), {
+          headers: { ...json, "content-encoding": "br" },
+        }),
+        expect: { status: 415, success: false, message: /content encoding/ },
+      },
+    ],
+    calls: [],
+  },
+  {
     name: "GET is not a delivery",
     steps: [
       {
