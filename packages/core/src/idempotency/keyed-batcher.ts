@@ -10,7 +10,7 @@ export interface BatchingOptions {
    * How long a batch may stay out (default 5,000 ms, the receivers' store-operation limit). A batch still out then
    * fails its calls and frees its place, so one statement stuck on a dead connection (a database failover leaves
    * pooled sockets hanging until TCP gives up, minutes later) or on a locked row cannot hold every later call
-   * behind it. Whatever it answers late is dropped.
+   * behind it. What it answers late goes to the batcher's `lateRow` (a claim applied late must be given back).
    */
   timeoutMs?: number;
 }
@@ -52,10 +52,13 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
 
   /**
    * @param run runs one batch; resolves to the result rows by key (a key without a row gets `undefined`).
+   * @param lateRow gets each row of a batch that answered after its calls already failed with
+   *   {@link BatchTimeoutError}: the statement did take effect, and its caller was told it did not.
    */
   constructor(
     private readonly run: (inputs: Input[]) => PromiseLike<ReadonlyMap<string, Row>>,
     options: BatchingOptions = {},
+    private readonly lateRow?: (input: Input, row: Row) => void,
   ) {
     this.#maxInFlight = positiveInteger(options.maxInFlight ?? 2, "maxInFlight");
     this.#maxSize = positiveInteger(options.maxSize ?? 200, "maxSize");
@@ -96,15 +99,30 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
         });
       }, this.#timeoutMs);
       Promise.resolve(outcome).then(
-        (rows) =>
+        (rows) => {
+          if (done) return this.#late(batch, rows);
           settle(() => {
             for (const entry of batch) entry.resolve(rows.get(entry.input.key));
-          }),
+          });
+        },
         (error: unknown) =>
           settle(() => {
             for (const entry of batch) entry.reject(error);
           }),
       );
+    }
+  }
+
+  #late(batch: Entry<Input, Row>[], rows: ReadonlyMap<string, Row>): void {
+    if (this.lateRow === undefined) return;
+    for (const { input } of batch) {
+      const row = rows.get(input.key);
+      if (row === undefined) continue;
+      try {
+        this.lateRow(input, row);
+      } catch {
+        // The late handler is best effort: the lease still bounds what it could not undo.
+      }
     }
   }
 

@@ -235,7 +235,15 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
     };
     const batching =
       options.batching === false ? { maxSize: 1, maxInFlight: Number.MAX_SAFE_INTEGER } : options.batching;
-    this.#claims = new KeyedBatcher((calls) => this.#runBatch(this.#sql.claim, calls), batching);
+    // A claim batch that committed after its time limit failed the claims (answered 503): give those keys back at
+    // once, or the provider's retries would be answered 409 until the lease ends.
+    this.#claims = new KeyedBatcher(
+      (calls) => this.#runBatch(this.#sql.claim, calls),
+      batching,
+      (call) => {
+        this.release(call.key, call.owner, call.ms).catch(() => {});
+      },
+    );
     this.#completions = new KeyedBatcher((calls) => this.#runBatch(this.#sql.complete, calls), batching);
   }
 
