@@ -10,3 +10,4 @@ export {
   type PostgresIdempotencyStoreOptions,
   postgresIdempotencySchema,
 } from "./idempotency/postgres.js";
+export type { SqlBinding, SqlResult } from "./idempotency/sql/binding.js";

@@ -1,4 +1,6 @@
 import { type BatchingOptions, KeyedBatcher } from "./keyed-batcher.js";
+import type { SqlBinding } from "./sql/binding.js";
+import { type HeldTransaction, holdTransaction } from "./sql/callback-transaction.js";
 import {
   type ClaimResult,
   type IdempotencyStore,
@@ -23,8 +25,18 @@ export interface PgPoolClientLike extends PgQueryable {
   release(error?: Error | boolean): void;
 }
 
-/** Options of {@link PostgresIdempotencyStore}: give a `pool`, or one `client` connection. */
-export interface PostgresIdempotencyStoreOptions {
+/**
+ * Options of {@link PostgresIdempotencyStore}: give a `binding` to your database library (Prisma, TypeORM, Knex,
+ * Kysely, Drizzle, Sequelize), a `pg` `pool`, or one `client` connection.
+ */
+export interface PostgresIdempotencyStoreOptions<Tx = PgQueryable> {
+  /**
+   * Your database library, through its binding (`prismaBinding(prisma)` from `@kirimbayar/core/prisma`,
+   * `typeormBinding(dataSource)`, ...): the store's statements run through the library's own connections, and a
+   * transactional delivery runs in a transaction the library opens, whose object the handlers get as
+   * `ctx.transaction`, typed (Prisma's `tx`, TypeORM's `EntityManager`, ...). No second pool for the store.
+   */
+  binding?: SqlBinding<Tx>;
   /** A `pg` `Pool` you created; the store never ends it. Transactions run on a connection it lends. */
   pool?: PgPoolLike;
   /**
@@ -138,7 +150,10 @@ function runOn(
  * await store.ensureSchema();
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
  */
-export class PostgresIdempotencyStore implements IdempotencyStore, TransactionalIdempotencyStore {
+export class PostgresIdempotencyStore<Tx = PgQueryable>
+  implements IdempotencyStore, TransactionalIdempotencyStore<Tx>
+{
+  readonly #binding: SqlBinding<Tx> | undefined;
   readonly #pool: PgPoolLike | undefined;
   readonly #client: PgQueryable | undefined;
   readonly #table: string;
@@ -151,11 +166,17 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
 
-  constructor(options: PostgresIdempotencyStoreOptions) {
-    const { pool, client } = options ?? {};
-    if ((pool === undefined) === (client === undefined)) {
-      throw new TypeError("PostgresIdempotencyStore: pass either pool (a pg Pool) or client (one connection)");
+  constructor(options: PostgresIdempotencyStoreOptions<Tx>) {
+    const { pool, client, binding } = options ?? {};
+    if ([pool, client, binding].filter((given) => given !== undefined).length !== 1) {
+      throw new TypeError(
+        "PostgresIdempotencyStore: pass one of binding (your database library's), pool (a pg Pool) or client (one connection)",
+      );
     }
+    if (binding !== undefined && (typeof binding.transaction !== "function" || typeof binding.query !== "function")) {
+      throw new TypeError("PostgresIdempotencyStore: binding must come from a kirimbayar binding (e.g. prismaBinding)");
+    }
+    this.#binding = binding;
     if (pool !== undefined && (typeof pool.query !== "function" || typeof pool.connect !== "function")) {
       throw new TypeError("PostgresIdempotencyStore: pool must be a pg Pool (query and connect)");
     }
@@ -167,7 +188,8 @@ export class PostgresIdempotencyStore implements IdempotencyStore, Transactional
     this.#table = options.table ?? DEFAULT_POSTGRES_IDEMPOTENCY_TABLE;
     const t = quotedTable(this.#table);
     this.#schema = postgresIdempotencySchema(this.#table);
-    this.#prepared = options.preparedStatements ?? pool !== undefined;
+    // Prepared statements need `pg` itself: a binding runs plain text through its library.
+    this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     const ms = (parameter: string) => `(${parameter}::double precision * interval '1 millisecond')`;
     const texts = {
       // Claimed when the key is new, released, past its retention, or its lease ran out. Takes a batch of
@@ -275,7 +297,23 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
-  async begin(): Promise<IdempotencyTransaction> {
+  async begin(): Promise<IdempotencyTransaction<Tx>> {
+    if (this.#binding !== undefined) return this.#beginWithBinding(this.#binding);
+    return (await this.#beginWithPg()) as unknown as IdempotencyTransaction<Tx>;
+  }
+
+  // The library opens the transaction and hands its own object to the handlers; the claim is one of its statements.
+  async #beginWithBinding(binding: SqlBinding<Tx>): Promise<IdempotencyTransaction<Tx>> {
+    let held: HeldTransaction<Tx>;
+    try {
+      held = await holdTransaction(binding);
+    } catch (error) {
+      throw unavailable("BEGIN", error);
+    }
+    return new BoundTransaction(binding, held, this.#sql.claimInTransaction.text);
+  }
+
+  async #beginWithPg(): Promise<IdempotencyTransaction> {
     const client = this.#client as Partial<CallbackTransactions> | undefined;
     if (typeof client?.transaction === "function") return this.#beginWithCallback(client as CallbackTransactions);
     const { connection, done } = await this.#connection();
@@ -352,6 +390,14 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   }
 
   async #query(statement: Statement, values: unknown[]): Promise<QueryResult> {
+    if (this.#binding !== undefined) {
+      try {
+        const { rows, affectedRows } = await this.#binding.query(statement.text, values);
+        return { rows: rows as Record<string, unknown>[], rowCount: affectedRows ?? null };
+      } catch (error) {
+        throw unavailable("query", error);
+      }
+    }
     const release = this.#pool === undefined ? await this.#takeTurn() : undefined;
     try {
       return await runOn((this.#pool ?? this.#client) as PgQueryable, statement, values, this.#prepared);
@@ -566,13 +612,75 @@ class CallbackTransaction implements IdempotencyTransaction {
   }
 }
 
+/**
+ * One delivery's transaction opened by the app's own library through its binding: the claim runs as a statement of
+ * it, and the handlers get the library's transaction object. Abandoning it (handlers out of time) lets the binding
+ * make the transaction's later statements fail (closing its connection where the library would run them), then
+ * rolls it back without waiting for the handlers.
+ */
+class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
+  #ended = false;
+  #abandoned = false;
+
+  constructor(
+    private readonly binding: SqlBinding<Tx>,
+    private readonly held: HeldTransaction<Tx>,
+    private readonly claimText: string,
+  ) {}
+
+  get handle(): Tx {
+    return this.held.tx;
+  }
+
+  async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = (await this.binding.query(this.claimText, [key, retentionMs], this.held.tx)).rows[0];
+    } catch (error) {
+      throw unavailable("claim", error);
+    }
+    return transactionalClaimOf(row);
+  }
+
+  commit(): Promise<void> {
+    if (this.#abandoned) return Promise.reject(unavailable("COMMIT", new Error("the transaction was abandoned")));
+    return this.#end(true);
+  }
+
+  rollback(): Promise<void> {
+    return this.#end(false);
+  }
+
+  abandon(): void {
+    if (this.#ended) return;
+    this.#abandoned = true;
+    try {
+      this.binding.abandon(this.held.tx);
+    } finally {
+      this.#end(false).catch(() => {});
+    }
+  }
+
+  async #end(commit: boolean): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    try {
+      await this.held.end(commit);
+    } catch (error) {
+      throw unavailable(commit ? "COMMIT" : "ROLLBACK", error);
+    }
+  }
+}
+
 /** What the transactional claim statement's row says. */
 function transactionalClaimOf(row: Record<string, unknown> | undefined): ClaimResult {
   // Another open transaction holds the event (its advisory lock): the duplicate is answered at once (409).
-  if (row?.got !== true) return { state: "in_progress" };
-  return row.attempts === null || row.attempts === undefined
+  // Drivers answer a boolean as `true`, or as 1 / "t" where they pass PostgreSQL's text through.
+  const got = row?.got;
+  if (got !== true && got !== 1 && got !== "t") return { state: "in_progress" };
+  return row?.attempts === null || row?.attempts === undefined
     ? { state: "completed" }
-    : { state: "claimed", attempt: Number(row.attempts) };
+    : { state: "claimed", attempt: Number(row?.attempts) };
 }
 
 /** FNV-1a of a string, as 8 hex digits: a short, stable tag. */

@@ -46,9 +46,12 @@ export interface IdempotencyStore {
  * handlers. `claim` records the key as completed *inside* the transaction, so the record becomes visible exactly
  * when the handlers' own writes do (on `commit`), and vanishes with them on `rollback` or a crash.
  */
-export interface IdempotencyTransaction {
-  /** What handlers get as `ctx.transaction` (for Postgres: the `pg` client holding the transaction). */
-  readonly handle: unknown;
+export interface IdempotencyTransaction<Tx = unknown> {
+  /**
+   * What handlers get as `ctx.transaction`: your database library's transaction object when the store runs through
+   * a binding (Prisma's `tx`, TypeORM's `EntityManager`, ...), else the `pg` client holding the transaction.
+   */
+  readonly handle: Tx;
   /**
    * `claimed`: this transaction now holds the key; `completed`: a committed delivery processed it (within the
    * retention); `in_progress`: another open transaction holds it (the store gives up quickly: a lock timeout).
@@ -72,8 +75,8 @@ export interface IdempotencyTransaction {
  * @example
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store: postgresStore, transactional: true } });
  */
-export interface TransactionalIdempotencyStore {
-  begin(): MaybeThenable<IdempotencyTransaction>;
+export interface TransactionalIdempotencyStore<Tx = unknown> {
+  begin(): MaybeThenable<IdempotencyTransaction<Tx>>;
 }
 
 /**

@@ -6,12 +6,16 @@ import type { WebhookSource } from "./verifiers/types.js";
 /**
  * What a handler learns about the delivery besides the parsed event.
  *
+ * `Tx` is the type of {@link WebhookContext.transaction}: the transaction object of your database library when the
+ * receiver runs transactional handlers (Prisma's transaction client, TypeORM's `EntityManager`, ...), inferred from
+ * the store you pass.
+ *
  * @example
  * receiver.on("payment.success", async (event, ctx) => {
  *   if (ctx.isRetry) log.info("retry of", ctx.idempotencyKey);
  * });
  */
-export interface WebhookContext {
+export interface WebhookContext<Tx = unknown> {
   readonly source: WebhookSource;
   /** The key this delivery was deduplicated on (e.g. `qris:payment.success:<history id>`). */
   readonly idempotencyKey: string;
@@ -30,11 +34,12 @@ export interface WebhookContext {
   /** Peer address as the adapter passed it. */
   readonly remoteAddress?: string | undefined;
   /**
-   * With transactional handlers (`idempotency: { transactional: true }`), the store's open transaction (for
-   * a SQL store: the client holding the transaction): write your effect through it, and it commits together with
-   * the record that the event was processed. `undefined` otherwise.
+   * With transactional handlers (`idempotency: { transactional: true }`), the open transaction, as your database
+   * library's own transaction object (Prisma's `tx`, TypeORM's `EntityManager`, Knex's `Knex.Transaction`, ...; for
+   * a raw `pg` store, the client holding the transaction): write your effect through it, and it commits together
+   * with the record that the event was processed. `undefined` otherwise.
    */
-  readonly transaction?: unknown;
+  readonly transaction: Tx;
   /**
    * Where the event came from: a webhook delivery, the reconciler finding it on the provider's status endpoint, or
    * an inbox worker running a delivery that an inbox-mode receiver queued.

@@ -30,6 +30,7 @@ export {
   type WebhookErrorContext,
   type WebhookErrorHandler,
   type WebhookErrorStage,
+  type TransactionalIdempotencyOptions,
   type WebhookIdempotencyOptions,
   type WebhookReceiver,
   type WebhookReceiverOptions,

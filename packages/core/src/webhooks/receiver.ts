@@ -1,7 +1,12 @@
 import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
-import type { ClaimResult, IdempotencyStore, MaybePromise } from "../idempotency/types.js";
+import type {
+  ClaimResult,
+  IdempotencyStore,
+  MaybePromise,
+  TransactionalIdempotencyStore,
+} from "../idempotency/types.js";
 import type { KirimbayarTelemetry } from "../telemetry/types.js";
 import { WebhookTelemetry } from "../telemetry/webhook-telemetry.js";
 import { timerDelay } from "../timer-delay.js";
@@ -88,6 +93,15 @@ export interface WebhookIdempotencyOptions<S extends WebhookSource> {
   transactional?: boolean;
 }
 
+/**
+ * Idempotency settings of a receiver whose handlers run inside the store's transaction: the store opens
+ * transactions whose object (`Tx`) the handlers get as `ctx.transaction`, typed.
+ */
+export type TransactionalIdempotencyOptions<S extends WebhookSource, Tx> = WebhookIdempotencyOptions<S> & {
+  store: IdempotencyStore & TransactionalIdempotencyStore<Tx>;
+  transactional: true;
+};
+
 /** Options of {@link createWebhookReceiver}. */
 export interface WebhookReceiverOptions<S extends WebhookSource> {
   /** `"qris"` (QR payment events), `"payment"` (payment gateway callback) or `"orders"` (order status). */
@@ -169,7 +183,7 @@ export type WebhookErrorHandler = (error: unknown, ctx: WebhookErrorContext) => 
  * @example
  * qris.on("payment.success", async (event, ctx) => { await orders.markPaid(event.data.qris_history_id) });
  */
-export interface SourceWebhookReceiver<S extends WebhookSource> {
+export interface SourceWebhookReceiver<S extends WebhookSource, Tx = unknown> {
   readonly source: S;
   /** Number of registered handlers (excluding `onError`); 0 means every delivery is answered 500. */
   readonly handlerCount: number;
@@ -178,11 +192,11 @@ export interface SourceWebhookReceiver<S extends WebhookSource> {
   /** How long adapters wait for the whole body before answering 408. */
   readonly bodyReadTimeoutMs: number;
   /** Runs `handler` for one event name (`payment.success`, `payment.expired`, `payment.callback`, `order.status`). */
-  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>>): this;
+  on<E extends WebhookEventName<S>>(event: E, handler: WebhookHandler<WebhookEventFor<S, E>, Tx>): this;
   /** Orders only: runs `handler` for one status (case-insensitive; the set is open). */
-  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook>): this;
+  onOrderStatus(status: OrderStatus, handler: WebhookHandler<OrderStatusWebhook, Tx>): this;
   /** Runs `handler` for every event of this source, after the specific handlers. */
-  onAny(handler: WebhookHandler<WebhookEventOf<S>>): this;
+  onAny(handler: WebhookHandler<WebhookEventOf<S>, Tx>): this;
   onError(handler: WebhookErrorHandler): this;
   /** Processes one delivery; never throws. */
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
@@ -282,6 +296,10 @@ const duplicateOfQueued = fixedWebhookResponse(200, "Duplicate of an event alrea
  * qris.on("payment.success", async (event) => markPaid(event.data.qris_history_id, event.data.amount));
  * export default { fetch: (request: Request) => qris.fetch(request) };
  */
+export function createWebhookReceiver<S extends WebhookSource, Tx>(
+  options: WebhookReceiverOptions<S> & { idempotency: TransactionalIdempotencyOptions<S, Tx> },
+): SourceWebhookReceiver<S, Tx>;
+export function createWebhookReceiver<S extends WebhookSource>(options: WebhookReceiverOptions<S>): SourceWebhookReceiver<S>;
 export function createWebhookReceiver<S extends WebhookSource>(
   options: WebhookReceiverOptions<S>,
 ): SourceWebhookReceiver<S> {
@@ -568,7 +586,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const error = handlerTimeoutError(settings.handlerTimeoutMs);
     claim.context.abortHandlers(error);
     running.then(
-      () => complete(claim),
+      () => complete(claim, 500),
       (lateError: unknown) => handlerFailed(lateError, claim),
     );
     logger.error?.("A webhook handler ran out of time; answered 500 and kept its claim until it ends", {
@@ -612,12 +630,13 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
   }
 
-  function complete(claim: Claim): Outcome {
+  // `answered`: the status the delivery got (500 when the handlers ended after their time limit).
+  function complete(claim: Claim, answered: 200 | 500 = 200): Outcome {
     const completed = completeClaim(settings, claim.context.idempotencyKey, claim.owner, claim.leaseEndsAt);
     if (completed instanceof Promise) {
       return completed.then(
         (done) => processedAfter(done, claim),
-        (error) => completionFailed(error, claim),
+        (error) => completionFailed(error, claim, answered),
       );
     }
     return processedAfter(completed, claim);
@@ -635,10 +654,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
 
   // Recording kept failing for the whole lease. The handler did finish, so 200 is the truthful answer (500 would
   // make the provider run it again for sure); a redelivery after the lease may still run it again.
-  async function completionFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
+  async function completionFailed(error: unknown, claim: Claim, answered: 200 | 500): Promise<WebhookHttpResponse> {
     logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
     const { event, context } = claim;
-    await reportError(storeError(error), { source, stage: "idempotency", status: 200, event, context });
+    await reportError(storeError(error), { source, stage: "idempotency", status: answered, event, context });
     return processed();
   }
 

@@ -4,10 +4,12 @@ import type { WebhookContext } from "./context.js";
  * A webhook handler. Returning (or resolving) means the event is processed: the key is marked completed and the
  * provider gets 200. Throwing releases the key and answers 500, so the provider retries.
  *
+ * `Tx` is the type of `ctx.transaction` (see {@link WebhookContext}).
+ *
  * @example
  * const handler: WebhookHandler<OrderStatusWebhook> = async (event, ctx) => { await orders.update(event) };
  */
-export type WebhookHandler<TEvent> = (event: TEvent, ctx: WebhookContext) => unknown;
+export type WebhookHandler<TEvent, Tx = unknown> = (event: TEvent, ctx: WebhookContext<Tx>) => unknown;
 
 type AnyHandler = WebhookHandler<never>;
 
