@@ -11,6 +11,7 @@ export default defineConfig(
       "webhooks-transport": "src/webhooks-transport.ts",
       postgres: "src/postgres.ts",
       redis: "src/redis.ts",
+      mysql: "src/mysql.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

@@ -1,0 +1,84 @@
+// The store's operations as sequences of statements (sql.ts), run through whatever executes them: the mysql2 store
+// (store.ts), or a binding over another library's connection or transaction. Each write is one atomic statement;
+// a claim that finds a record reads it afterwards, and only reports `claimed` while this owner still holds it.
+import type { ClaimResult } from "../types.js";
+import type { MysqlIdempotencyStatements, MysqlStatement } from "./sql.js";
+
+/** What running a statement tells: the affected rows of a write, the rows of a read. */
+export interface MysqlStatementResult {
+  readonly affectedRows: number;
+  readonly rows: readonly Record<string, unknown>[];
+}
+
+/** Runs one statement and reports its result; rejects when the database does not answer. */
+export type MysqlRun = (statement: MysqlStatement) => PromiseLike<MysqlStatementResult>;
+
+/** Claims `key` for `owner` (see `IdempotencyStore.claim`): 1 statement for a new key, 3 for one seen before. */
+export async function claimWith(
+  run: MysqlRun,
+  statements: MysqlIdempotencyStatements,
+  key: string,
+  owner: string,
+  leaseMs: number,
+): Promise<ClaimResult> {
+  if ((await run(statements.claimNew(key, owner, leaseMs))).affectedRows === 1) return { state: "claimed", attempt: 1 };
+  const tookOver = (await run(statements.claimAgain(key, owner, leaseMs))).affectedRows === 1;
+  const row = (await run(statements.read(key))).rows[0];
+  // Another delivery may take over between the two statements only if this lease already ran out: then not ours.
+  if (tookOver && row?.state === "processing" && row.owner === owner) {
+    return { state: "claimed", attempt: Number(row.attempts) };
+  }
+  // A duplicate: completed, or held by a live lease (also when the record is gone again by now).
+  return row?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+}
+
+/** Completes `key` if `owner` holds it, or nobody does (see `IdempotencyStore.complete`). */
+export async function completeWith(
+  run: MysqlRun,
+  statements: MysqlIdempotencyStatements,
+  key: string,
+  owner: string,
+  retentionMs: number,
+): Promise<boolean> {
+  if ((await run(statements.completeHeld(key, owner, retentionMs))).affectedRows === 1) return true;
+  // No record it could complete: there is none at all (swept, never claimed), or someone else holds it.
+  return (await run(statements.completeMissing(key, owner, retentionMs))).affectedRows === 1;
+}
+
+/** Releases `owner`'s claim of `key`, counting the attempt (see `IdempotencyStore.release`). */
+export async function releaseWith(
+  run: MysqlRun,
+  statements: MysqlIdempotencyStatements,
+  key: string,
+  owner: string,
+  retentionMs: number,
+): Promise<boolean> {
+  return (await run(statements.release(key, owner, retentionMs))).affectedRows === 1;
+}
+
+/**
+ * The claim of a transactional delivery, run inside its open transaction: records `key` as completed so that the
+ * record commits (or rolls back) with the handlers' writes. `in_progress` when another session holds the key's lock
+ * (an open transaction of a concurrent duplicate), answered at once. After the transaction ends, run
+ * `statements.unlock(key)` on the same connection (or close it).
+ */
+export async function claimInTransactionWith(
+  run: MysqlRun,
+  statements: MysqlIdempotencyStatements,
+  key: string,
+  retentionMs: number,
+): Promise<ClaimResult> {
+  if ((await run(statements.lockAndClaimNew(key, retentionMs))).affectedRows === 1) {
+    return { state: "claimed", attempt: 1 };
+  }
+  // Read before writing: the lock holder's uncommitted row is X-locked, and an UPDATE of it would wait for the other
+  // delivery's handler. A plain read never waits.
+  const seen = (await run(statements.readLocked(key))).rows[0];
+  if (Number(seen?.got) !== 1) return { state: "in_progress" };
+  if ((await run(statements.claimAgainLocked(key, retentionMs))).affectedRows === 1) {
+    const row = (await run(statements.readLocked(key))).rows[0];
+    return { state: "claimed", attempt: Number(row?.attempts) };
+  }
+  // Held, not taken: a completed record within its retention (or none any more, swept meanwhile: retry later).
+  return seen?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+}

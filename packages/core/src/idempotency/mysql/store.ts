@@ -1,0 +1,370 @@
+import { raceTimer } from "../../timer-delay.js";
+import {
+  type ClaimResult,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+  type IdempotencyTransaction,
+  type TransactionalIdempotencyStore,
+} from "../types.js";
+import {
+  claimInTransactionWith,
+  claimWith,
+  completeWith,
+  type MysqlStatementResult,
+  releaseWith,
+} from "./operations.js";
+import { DEFAULT_MYSQL_IDEMPOTENCY_TABLE, mysqlIdempotencySchema } from "./schema.js";
+import { type MysqlIdempotencyStatements, type MysqlStatement, mysqlIdempotencyStatements } from "./sql.js";
+import { assertSupportedMysqlVersion } from "./version.js";
+
+/**
+ * What the store needs of a connection: `mysql2/promise`'s `Pool`, `PoolConnection` and `Connection` all have it.
+ * Statements go through `execute` (server-side prepared, values never spliced into SQL text); `query` sends the
+ * transaction statements and the sweep.
+ */
+export interface MysqlQueryable {
+  query(sql: string, values?: unknown): PromiseLike<[unknown, unknown]>;
+  execute(sql: string, values?: unknown): PromiseLike<[unknown, unknown]>;
+}
+
+/** A connection lent by a {@link MysqlPoolLike} (`mysql2/promise`'s `PoolConnection`). */
+export interface MysqlPoolConnectionLike extends MysqlQueryable {
+  /** Gives the connection back to its pool. */
+  release(): void;
+  /** Closes the connection and drops it from its pool (the server rolls back its transaction, frees its locks). */
+  destroy(): void;
+}
+
+/** A `mysql2/promise` `Pool` (or anything that lends a connection it can take back or destroy). */
+export interface MysqlPoolLike extends MysqlQueryable {
+  getConnection(): PromiseLike<MysqlPoolConnectionLike>;
+}
+
+/** mysql2's callback-style `Pool` or `Connection`: its `promise()` wrapper is what the store uses. */
+export interface MysqlCallbackApi<T> {
+  promise(): T;
+}
+
+/** Options of {@link MysqlIdempotencyStore}: give a `pool`, or one `connection`. */
+export interface MysqlIdempotencyStoreOptions {
+  /**
+   * A `mysql2` pool you created (`mysql2/promise`'s `createPool`, or the callback pool, whose `promise()` is used);
+   * the store never ends it. No pool option is required: leases are computed by the server in UTC, so neither
+   * `timezone` nor the session's `time_zone` matters, and `multipleStatements` is not used. Keep mysql2's default
+   * `charset` (utf8mb4): keys are hashed by the server from the text it receives.
+   */
+  pool?: MysqlPoolLike | MysqlCallbackApi<MysqlPoolLike>;
+  /**
+   * One connection instead of a pool: operations take turns on it, and a transactional delivery holds it until it
+   * commits. For tests, local development and single-process apps.
+   */
+  connection?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
+  /** Table name, optionally database-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
+  table?: string;
+  /**
+   * How long one statement of `claim`, `complete` and `release` may run (default 5,000 ms). On a pool, a statement
+   * still out then fails (the receiver answers 503) and its connection is destroyed, so statements stuck on locked
+   * rows or a dead server do not take every pooled connection and hold every later delivery behind them.
+   */
+  statementTimeoutMs?: number;
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+
+/** The result of `execute`/`query`: rows for a read, a header with `affectedRows` for a write. */
+function resultOf(answer: [unknown, unknown]): MysqlStatementResult {
+  const [result] = answer;
+  if (Array.isArray(result)) return { affectedRows: 0, rows: result as Record<string, unknown>[] };
+  return { affectedRows: Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0), rows: [] };
+}
+
+/** Runs a statement: bound values through `execute`, a statement without values as plain text. */
+async function send(connection: MysqlQueryable, statement: MysqlStatement): Promise<MysqlStatementResult> {
+  const answer =
+    statement.values.length === 0
+      ? await connection.query(statement.sql)
+      : await connection.execute(statement.sql, statement.values);
+  return resultOf(answer);
+}
+
+/** The promise API of a mysql2 pool or connection, whichever style was given. */
+function promiseApi<T>(given: T | MysqlCallbackApi<T>): T {
+  const callbackStyle = given as Partial<MysqlCallbackApi<T>>;
+  return typeof callbackStyle.promise === "function" ? callbackStyle.promise() : (given as T);
+}
+
+// A connection whose socket broke (the server died, the network dropped) must not go back to the pool.
+function isFatal(error: unknown): boolean {
+  return (error as { fatal?: unknown } | undefined)?.fatal === true;
+}
+
+/**
+ * Idempotency store over the shop's own MySQL 8.0+ or MariaDB 10.6+ database, through `mysql2` (no dependency is
+ * added: pass your pool). Claims, completion and release are single atomic statements, so only the delivery holding
+ * an event's lease can finish it, and a lease that ran out can be taken over. Keys of any length work: the primary key
+ * is their SHA-256 (see {@link mysqlIdempotencySchema}), computed by the server.
+ *
+ * It is also a {@link TransactionalIdempotencyStore}: with `idempotency: { transactional: true }` the receiver
+ * records the event in the same InnoDB transaction as the handlers' writes (`ctx.transaction` is the `mysql2`
+ * connection holding it), so a crash or a handler error rolls both back and the redelivery applies the event once. A
+ * concurrent duplicate is answered 409 at once: the delivery holds a named lock (`GET_LOCK(name, 0)`) on the event
+ * until its transaction ends, and a duplicate that cannot take it does not wait.
+ *
+ * Create the table with {@link MysqlIdempotencyStore.ensureSchema} or the shipped migration
+ * (`sql/mysql-idempotency.sql`), and call {@link MysqlIdempotencyStore.deleteExpired} now and then (e.g. daily).
+ *
+ * @example
+ * import mysql from "mysql2/promise";
+ * const store = new MysqlIdempotencyStore({ pool: mysql.createPool(process.env.DATABASE_URL!) });
+ * await store.ensureSchema();
+ * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
+ */
+export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIdempotencyStore {
+  readonly #pool: MysqlPoolLike | undefined;
+  readonly #connection: MysqlQueryable | undefined;
+  readonly #schema: string[];
+  readonly #statements: MysqlIdempotencyStatements;
+  readonly #statementTimeoutMs: number;
+  readonly #run = (statement: MysqlStatement) => this.#statement(statement);
+  // One connection serves one statement or transaction at a time.
+  #turn: Promise<unknown> = Promise.resolve();
+
+  constructor(options: MysqlIdempotencyStoreOptions) {
+    const { pool, connection } = options ?? {};
+    if ((pool === undefined) === (connection === undefined)) {
+      throw new TypeError("MysqlIdempotencyStore: pass either pool (a mysql2 Pool) or connection (one connection)");
+    }
+    const lent = pool === undefined ? undefined : promiseApi(pool);
+    const single = connection === undefined ? undefined : promiseApi(connection);
+    if (lent !== undefined && (typeof lent.execute !== "function" || typeof lent.getConnection !== "function")) {
+      throw new TypeError("MysqlIdempotencyStore: pool must be a mysql2 Pool (execute and getConnection)");
+    }
+    if (single !== undefined && (typeof single.execute !== "function" || typeof single.query !== "function")) {
+      throw new TypeError("MysqlIdempotencyStore: connection must be a mysql2 Connection (query and execute)");
+    }
+    const timeout = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    if (!(timeout > 0)) throw new TypeError("MysqlIdempotencyStore: statementTimeoutMs must be a positive number");
+    this.#pool = lent;
+    this.#connection = single;
+    const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
+    this.#statements = mysqlIdempotencyStatements(table);
+    this.#schema = mysqlIdempotencySchema(table);
+    this.#statementTimeoutMs = timeout;
+  }
+
+  /**
+   * Creates the table if it does not exist (the shipped migration does the same), after checking the server: MySQL
+   * before 8.0 or MariaDB before 10.6 is refused with a {@link MysqlServerVersionError} naming both versions.
+   */
+  async ensureSchema(): Promise<void> {
+    const { rows } = await this.#statement({ sql: "SELECT VERSION() AS version", values: [] });
+    assertSupportedMysqlVersion(String(rows[0]?.version ?? ""));
+    for (const sql of this.#schema) await this.#statement({ sql, values: [] });
+  }
+
+  /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
+  async deleteExpired(limit = 10_000): Promise<number> {
+    return (await this.#statement(this.#statements.sweep(limit))).affectedRows;
+  }
+
+  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+    return claimWith(this.#run, this.#statements, key, owner, leaseMs);
+  }
+
+  complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return completeWith(this.#run, this.#statements, key, owner, retentionMs);
+  }
+
+  release(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    return releaseWith(this.#run, this.#statements, key, owner, retentionMs);
+  }
+
+  /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
+  async begin(): Promise<IdempotencyTransaction> {
+    if (this.#pool !== undefined) {
+      let lent: MysqlPoolConnectionLike;
+      try {
+        lent = await this.#pool.getConnection();
+      } catch (error) {
+        throw unavailable("connect", error);
+      }
+      const done = (destroy: boolean) => (destroy ? lent.destroy() : lent.release());
+      return new MysqlTransaction(lent, done, this.#statements, true);
+    }
+    const free = await this.#takeTurn();
+    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#statements, false);
+  }
+
+  // One statement outside any transaction, within the statement time limit.
+  async #statement(statement: MysqlStatement): Promise<MysqlStatementResult> {
+    if (this.#pool === undefined) return this.#onSingleConnection(statement);
+    const timeout = this.#statementTimeoutMs;
+    let timedOut = false;
+    const lending = Promise.resolve(this.#pool.getConnection());
+    let lent: MysqlPoolConnectionLike;
+    try {
+      lent = await raceTimer(lending, timeout, () => {
+        timedOut = true;
+        throw new Error(`no pooled connection within ${timeout} ms`);
+      });
+    } catch (error) {
+      // A connection lent after the limit goes straight back.
+      if (timedOut) lending.then((late) => late.release(), () => {});
+      throw unavailable("connect", error);
+    }
+    const running = send(lent, statement);
+    try {
+      const result = await raceTimer(running, timeout, () => {
+        timedOut = true;
+        throw new Error(`statement still running after ${timeout} ms`);
+      });
+      lent.release();
+      return result;
+    } catch (error) {
+      // Out of time: the connection is destroyed rather than returned busy (its statement may wait on a row lock for
+      // innodb_lock_wait_timeout). A broken connection is destroyed too; after an SQL error it is fine.
+      if (timedOut || isFatal(error)) lent.destroy();
+      else lent.release();
+      running.catch(() => {});
+      throw unavailable("query", error);
+    }
+  }
+
+  async #onSingleConnection(statement: MysqlStatement): Promise<MysqlStatementResult> {
+    const free = await this.#takeTurn();
+    const running = send(this.#connection as MysqlQueryable, statement);
+    // The turn ends with the statement, even when the caller stopped waiting: the app's connection stays open.
+    running.then(free, free);
+    try {
+      return await raceTimer(running, this.#statementTimeoutMs, () => {
+        throw new Error(`statement still running after ${this.#statementTimeoutMs} ms`);
+      });
+    } catch (error) {
+      throw unavailable("query", error);
+    }
+  }
+
+  // Resolves when the single connection is free; call the returned function to free it again.
+  async #takeTurn(): Promise<() => void> {
+    let free!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      free = resolve;
+    });
+    const previous = this.#turn;
+    this.#turn = previous.then(() => mine);
+    await previous;
+    return free;
+  }
+}
+
+/**
+ * One delivery's InnoDB transaction on one connection: `START TRANSACTION`, the claim (which takes the event's named
+ * lock), the handlers' statements, `COMMIT` or `ROLLBACK`, then the lock freed. The delivery is answered as soon as
+ * the COMMIT is; the lock is freed and the connection given back right after.
+ */
+class MysqlTransaction implements IdempotencyTransaction {
+  #open = false;
+  #ended = false;
+  #abandoned = false;
+  /** Statements of the store's own still running (a claim stuck past its time limit). */
+  #inFlight = 0;
+  /** The key whose named lock this session may hold. */
+  #locked: string | undefined;
+  /** Present on a pooled connection only (see {@link IdempotencyTransaction.abandon}). */
+  readonly abandon?: () => void;
+
+  constructor(
+    readonly handle: MysqlQueryable,
+    /** Gives the connection back: `true` closes it instead (pooled), which also ends the transaction and lock. */
+    private readonly done: (destroy: boolean) => void,
+    private readonly statements: MysqlIdempotencyStatements,
+    private readonly pooled: boolean,
+  ) {
+    if (pooled) this.abandon = () => this.#abandon();
+  }
+
+  // The server rolls back the transaction of a closed connection and frees its named locks; whatever the handlers
+  // send later fails on the closed connection.
+  #abandon(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#abandoned = true;
+    this.done(true);
+  }
+
+  async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    try {
+      this.#assertNotEnded();
+      if (!this.#open) {
+        this.#open = true;
+        await this.#send({ sql: "START TRANSACTION", values: [] });
+      }
+      this.#assertNotEnded();
+      this.#locked = key;
+      return await claimInTransactionWith((statement) => this.#send(statement), this.statements, key, retentionMs);
+    } catch (error) {
+      throw unavailable("claim", error);
+    }
+  }
+
+  async #send(statement: MysqlStatement): Promise<MysqlStatementResult> {
+    this.#inFlight++;
+    try {
+      return await send(this.handle, statement);
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  // The transaction was ended while a statement before the claim was in flight (its time limit ran out and the
+  // connection went back): opening it now would open it on a connection that may serve another delivery.
+  #assertNotEnded(): void {
+    if (this.#ended) throw new Error("the transaction was ended before its claim was sent");
+  }
+
+  async commit(): Promise<void> {
+    if (this.#abandoned) throw unavailable("COMMIT", new Error("the transaction was abandoned"));
+    await this.#end("COMMIT");
+  }
+
+  async rollback(): Promise<void> {
+    await this.#end("ROLLBACK");
+  }
+
+  async #end(statement: "COMMIT" | "ROLLBACK"): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    // Nothing was sent yet: there is no transaction to end, only the connection to give back.
+    if (!this.#open) return this.done(false);
+    // A claim statement still running (it ran out of time): a pooled connection is closed rather than queued behind
+    // it, which rolls the transaction back.
+    if (this.#inFlight > 0 && this.pooled) {
+      this.done(true);
+      if (statement === "COMMIT") throw unavailable(statement, new Error("a statement of the claim is still running"));
+      return;
+    }
+    try {
+      await send(this.handle, { sql: statement, values: [] });
+    } catch (error) {
+      // The connection is in an unknown state: closing it also ends the transaction and frees the lock.
+      this.done(this.pooled);
+      throw unavailable(statement, error);
+    }
+    this.#unlockThenGiveBack();
+  }
+
+  // The answer does not wait for the lock to be freed; the connection goes back only once it is.
+  #unlockThenGiveBack(): void {
+    const key = this.#locked;
+    if (key === undefined) return this.done(false);
+    send(this.handle, this.statements.unlock(key)).then(
+      () => this.done(false),
+      () => this.done(this.pooled),
+    );
+  }
+}
+
+function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
+  if (error instanceof IdempotencyStoreUnavailableError) return error;
+  return new IdempotencyStoreUnavailableError(`MySQL ${operation} failed`, { cause: error });
+}

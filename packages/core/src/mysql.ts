@@ -1,0 +1,27 @@
+// Entry point of `@kirimbayar/core/mysql`: the idempotency store over the shop's own MySQL 8.0+ or MariaDB 10.6+
+// (`mysql2`), and its statements for bindings that run them through another library's transaction. Its own entry, so
+// that apps on another store never load it.
+export {
+  assertSupportedMysqlVersion,
+  claimInTransactionWith,
+  claimWith,
+  completeWith,
+  DEFAULT_MYSQL_IDEMPOTENCY_TABLE,
+  MYSQL_MINIMUM_VERSIONS,
+  type MysqlCallbackApi,
+  MysqlIdempotencyStore,
+  type MysqlIdempotencyStoreOptions,
+  type MysqlIdempotencyStatements,
+  type MysqlPoolConnectionLike,
+  type MysqlPoolLike,
+  type MysqlQueryable,
+  type MysqlRun,
+  type MysqlServerVersion,
+  MysqlServerVersionError,
+  type MysqlStatement,
+  type MysqlStatementResult,
+  mysqlIdempotencySchema,
+  mysqlIdempotencyStatements,
+  parseMysqlVersion,
+  releaseWith,
+} from "./idempotency/mysql/index.js";
