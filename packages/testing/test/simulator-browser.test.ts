@@ -32,10 +32,14 @@ declare const window: { innerWidth: number; stayed?: boolean };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOP_TOKEN = "shop-webhook-token";
+/** What the log shows of an attempt still waiting for the app's answer. */
+const IN_FLIGHT = "waiting for the app's answer";
 
 /** A tiny shop: checkout creates a QR payment at the fake, the webhook marks the order paid. */
 async function startShop(fakeUrl: () => string, qrisKey: string) {
   const orders = new Map<string, { historyId: string; status: "awaiting_payment" | "paid" }>();
+  // While set, every webhook waits for it before being answered: a slow app, as long as a test wants.
+  let gate: Promise<void> | undefined;
   const receiver = createWebhookReceiver({
     source: "qris",
     verify: [tokenVerifier({ secrets: [SHOP_TOKEN], in: "query" })],
@@ -49,6 +53,7 @@ async function startShop(fakeUrl: () => string, qrisKey: string) {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       void (async () => {
+        await gate;
         const answer = await receiver.handle({
           method: request.method ?? "POST",
           url: request.url ?? "/",
@@ -71,8 +76,26 @@ async function startShop(fakeUrl: () => string, qrisKey: string) {
       orders.set(orderId, { historyId: String(data.history_id), status: "awaiting_payment" });
       return data;
     },
+    /** Holds every webhook's answer until the returned function is called. */
+    slowDown(): () => void {
+      let release = () => {};
+      gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A delivery log row is drawn as its attempt is sent; this waits (bounded by the page's timeout) for the answer. */
+async function answeredRow(text: string) {
+  const row = page.locator("#log tbody tr", { hasText: text });
+  await row.filter({ hasNotText: IN_FLIGHT }).waitFor();
+  return row;
 }
 
 /** An <img> of the page as the browser decoded it, redrawn on a canvas at its own size and read back as a PNG. */
@@ -111,7 +134,9 @@ function ready(): NonNullable<typeof runningShop> {
 
 beforeAll(async () => {
   if (missingChromium) return;
-  provider = createFakeProvider({ controlApi: true, seed: "browser" });
+  // Attempts wait up to 30 s for an answer: a loaded machine's slow page never turns the held answer below into a
+  // timeout before the test has seen it in flight.
+  provider = createFakeProvider({ controlApi: true, seed: "browser", webhooks: { timeoutMs: 30_000 } });
   fake = await provider.listen({ port: 0, host: "127.0.0.1" });
   runningShop = await startShop(() => fake?.url ?? "", provider.apiKeys.qris[0] ?? "");
   provider.qris.setWebhookUrl(runningShop.webhookUrl);
@@ -157,14 +182,39 @@ describe("simulator page in Chromium", { timeout: 30_000 }, () => {
       window.stayed = true;
     });
     await page.click(`#qr-${created.history_id}-pay`);
-    await page.locator("#log tbody tr", { hasText: "payment.success" }).waitFor();
-    const row = page.locator("#log tbody tr", { hasText: "payment.success" });
+    // The row may first show the attempt in flight (the shop has not answered yet on a busy machine).
+    const row = await answeredRow("payment.success");
     await expect(row.textContent()).resolves.toMatch(/200\s*acknowledged/);
     await expect(card.locator(".badge").textContent()).resolves.toBe("paid");
     expect(await page.evaluate(() => window.stayed)).toBe(true);
     await expect(page.locator("#status").textContent()).resolves.toMatch(/^Pay: done for QR code/);
     expect(shop.orders.get("ORDER-1001")?.status).toBe("paid");
     expect(provider.deliveries.at(-1)).toMatchObject({ event: "payment.success", status: 200, acknowledged: true });
+  });
+
+  it("shows an attempt the app has not answered yet as in flight, then the app's answer", async () => {
+    const shop = ready();
+    const created = await shop.checkout("ORDER-1006", 75_000);
+    await open("/__fake/simulator");
+    const release = shop.slowDown();
+    try {
+      await page.click(`#qr-${created.history_id}-pay`);
+      const inFlight = page.locator("#log tbody tr", { hasText: IN_FLIGHT });
+      await inFlight.waitFor();
+      const sent = provider.deliveries.at(-1);
+      expect(sent).toMatchObject({ event: "payment.success", acknowledged: false });
+      expect(sent?.status).toBeUndefined();
+      const text = await inFlight.textContent();
+      expect(text).toContain(sent?.deliveryId);
+      expect(text).toMatch(/in flight\s*waiting for the app's answer…\s*once answered/);
+      expect(text).not.toMatch(/not acknowledged|gave up/);
+    } finally {
+      release();
+    }
+    const sent = provider.deliveries.at(-1);
+    const row = await answeredRow(sent?.deliveryId ?? "no delivery");
+    await expect(row.textContent()).resolves.toMatch(/200\s*acknowledged.*none needed/s);
+    expect(shop.orders.get("ORDER-1006")?.status).toBe("paid");
   });
 
   it("shows changes made elsewhere without a reload", async () => {

@@ -189,6 +189,10 @@ ${form}
 }
 
 function answerCell(delivery: DeliveryView): string {
+  // A slow app is not a failing one: no verdict until it answers or the attempt's time limit passes.
+  if (delivery.inFlight) {
+    return `<span class="badge badge-pending">in flight</span> <span class="muted">waiting for the app's answer…</span>`;
+  }
   if (delivery.error !== null) {
     return `<span class="badge badge-failed">${delivery.injectedFailure ? "failed (injected)" : "no answer"}</span> <code>${esc(delivery.error)}</code>`;
   }
@@ -201,11 +205,13 @@ function answerCell(delivery: DeliveryView): string {
 }
 
 function deliveryRow(delivery: DeliveryView): string {
-  const next = delivery.acknowledged
-    ? "none needed"
-    : delivery.nextAttemptAt !== null
-      ? time(delivery.nextAttemptAt)
-      : "gave up (no retry left)";
+  const next = delivery.inFlight
+    ? '<span class="muted">once answered</span>'
+    : delivery.acknowledged
+      ? "none needed"
+      : delivery.nextAttemptAt !== null
+        ? time(delivery.nextAttemptAt)
+        : "gave up (no retry left)";
   return `<tr>
 <td data-label="Time">${time(delivery.at)}</td>
 <td data-label="Event"><code>${esc(delivery.event)}</code> <span class="muted">${esc(delivery.deliveryId)}</span>${delivery.duplicate ? ' <span class="badge">duplicate</span>' : ""}</td>

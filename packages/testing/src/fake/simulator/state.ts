@@ -70,6 +70,8 @@ export interface DeliveryView {
   acknowledged: boolean;
   injectedFailure: boolean;
   nextAttemptAt: string | null;
+  /** Sent and still waiting for the app's answer (or for the attempt's time limit): no verdict yet. */
+  inFlight: boolean;
 }
 
 /** The whole picture, newest first in every list. */
@@ -193,6 +195,8 @@ export function simulatorState(world: World): SimulatorState {
         acknowledged: attempt.acknowledged,
         injectedFailure: attempt.injectedFailure ?? false,
         nextAttemptAt: attempt.nextAttemptAt?.toISOString() ?? null,
+        // An attempt is logged as it is sent; its status or its error comes with the outcome.
+        inFlight: attempt.status === undefined && attempt.error === undefined,
       }),
     )
     .reverse();
