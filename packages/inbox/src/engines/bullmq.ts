@@ -17,11 +17,16 @@ export interface BullMqInboxOptions {
   /** How long a finished event's job is kept, so a redelivery in that time adds none (default 24 h). */
   keepCompletedMs?: number;
   /**
-   * How long a worker's lock on an event lasts without renewal (default 30 s): a worker killed mid-event hands it
-   * back after this.
+   * How long a worker's lock on an event lasts without renewal (default 30 s, BullMQ's). A running worker renews it
+   * every quarter to half of this, so a slow handler keeps its event (never run twice at once) as long as its
+   * process answers; a worker killed mid-event hands it back once the lock has expired and the stalled check saw it.
    */
   lockDurationMs?: number;
-  /** How often workers look for events whose worker died (default 30 s). */
+  /**
+   * How often workers look for events whose lock expired (default 5 s; BullMQ's 30 s). An event held by a worker
+   * that died, or whose completion Redis refused, is back in the queue at most `lockDurationMs + 2 ×
+   * stalledIntervalMs` after the last renewal: 40 s by default. One Lua script per interval for all workers.
+   */
   stalledIntervalMs?: number;
 }
 
@@ -42,6 +47,12 @@ class RetryLater extends Error {
 }
 
 const BACKOFF_TYPE = "kirimbayar-inbox";
+const DEFAULT_LOCK_DURATION_MS = 30_000;
+// BullMQ's 30 s would leave a killed worker's events stranded up to ~90 s: the lock's 30 s, then up to two checks
+// to mark the event and move it, each up to two intervals apart when the check's owner was the one killed.
+const DEFAULT_STALLED_INTERVAL_MS = 5_000;
+/** Reconnect delays (ms) after a Redis outage: 100, 200, ... up to 1 s, not BullMQ's up to 20 s. */
+const reconnectDelay = (times: number) => Math.min(times * 100, 1_000);
 
 /**
  * An inbox on BullMQ (Redis). The job id is the event's idempotency key (escaped), so a redelivery adds no second
@@ -109,8 +120,8 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
         {
           ...base,
           concurrency: consumeOptions.concurrency ?? 10,
-          lockDuration: options.lockDurationMs ?? 30_000,
-          stalledInterval: options.stalledIntervalMs ?? 30_000,
+          lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+          stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
           // A job whose worker died is handed back, however often that happens; the idempotency store keeps
           // the effect single.
           maxStalledCount: 1_000_000,
@@ -182,9 +193,11 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
 }
 
 function withWorkerSettings(connection: ConnectionOptions): ConnectionOptions {
-  // An ioredis instance is used as given; plain options get BullMQ's required setting for workers.
+  // An ioredis instance is used as given; plain options get BullMQ's required setting for workers (a command waits
+  // while Redis is away, and ioredis sends it again once it is back: a completion is retried, never dropped) and a
+  // reconnect within a second of Redis's return (unless the options bring their own retryStrategy).
   if (typeof (connection as { duplicate?: unknown }).duplicate === "function") return connection;
-  return { ...(connection as object), maxRetriesPerRequest: null } as ConnectionOptions;
+  return { retryStrategy: reconnectDelay, ...(connection as object), maxRetriesPerRequest: null } as ConnectionOptions;
 }
 
 function attemptsOf(logs: string[]): InboxAttempt[] {

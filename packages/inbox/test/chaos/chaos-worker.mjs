@@ -11,8 +11,9 @@
 // Over IPC it sends `ready` once it takes events, then `stats` every 100 ms (tries, failed ones, those failed by the
 // outage, retry and dead verdicts, events in flight), so the parent can count what a killed process did. It exits on
 // SIGTERM (graceful stop) or when the parent goes away.
-import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
+
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
 import { startInboxWorker } from "@kirimbayar/inbox";
 import pg from "pg";
 

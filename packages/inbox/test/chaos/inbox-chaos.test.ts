@@ -29,8 +29,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { QrisClient } from "@kirimbayar/core";
-import { createWebhookReceiver, tokenVerifier, type WebhookReceiver } from "@kirimbayar/core/webhooks";
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import { createWebhookReceiver, tokenVerifier, type WebhookReceiver } from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { createFakeProvider } from "@kirimbayar/testing";
@@ -469,9 +469,13 @@ describe("inbox recovery on default settings (issue 29)", () => {
     async (engine, fault) => {
       const figures = await recoveryScenario(engine, fault, servers as RecoveryServers, RECOVERY);
       console.log(`[inbox-chaos] ${JSON.stringify(figures)}`);
-      // The fault struck while the workers held events, and deliveries met it (server crash: answered 503).
+      // The fault struck while the workers held events, and deliveries went on through it. (BullMQ's enqueue waits
+      // out a short Redis outage within the receiver's time limit: answered 200; pg-boss's is refused: 503.)
       expect(figures.heldAtFault).toBeGreaterThan(0);
-      if (fault === "server-crash") expect(figures.deliveryStatuses["503"] ?? 0).toBeGreaterThan(0);
+      expect(figures.sentDuringOutage).toBeGreaterThan(0);
+      if (engine === "pg-boss" && fault === "server-crash") {
+        expect(figures.deliveryStatuses["503"] ?? 0).toBeGreaterThan(0);
+      }
       expect({ lost: figures.lost, doubles: figures.doubles, leftInQueue: figures.leftInQueue }).toEqual({
         lost: 0,
         doubles: 0,
