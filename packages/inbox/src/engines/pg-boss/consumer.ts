@@ -8,7 +8,8 @@ import type { ConsumeOptions, InboxConsumer, InboxDelivery, InboxVerdict } from 
 import { previousAttempts } from "./attempts.js";
 import { backoffDelay, DATABASE_BACKOFF, pause, untilAnswered, withTimeLimit } from "./backoff.js";
 import { type HeldJob, HoldKeeper } from "./hold.js";
-import { activeIndexStatement, type InboxStatements } from "./statements.js";
+import { analyzeIfStale, ensureActiveIndex, partitionOf } from "./partition.js";
+import type { InboxStatements } from "./statements.js";
 import type { DeadData, JobData, PgBossJob, PgBossLike } from "./types.js";
 
 /** What a consumer needs of its inbox. */
@@ -37,6 +38,8 @@ interface FetchedJob extends PgBossJob {
 const FETCH_TIME_LIMIT_MS = 30_000;
 /** At most one warning per worker in this long: an outage fails every call of every held event. */
 const WARNING_INTERVAL_MS = 5_000;
+/** How often a worker checks its queue's partition: statistics, and the reaper's index. */
+const UPKEEP_INTERVAL_MS = 30_000;
 
 /** Starts a consumer; see {@link InboxQueue.consume}. */
 export async function consumePgBossInbox(
@@ -72,8 +75,8 @@ export async function consumePgBossInbox(
     reapIntervalMs: context.reapIntervalMs,
     onFailure: warn,
   });
-  void ensureActiveIndex(context).catch((error) => warn(error, "create the index of active jobs"));
   holds.start();
+  const upkeep = startUpkeep(context, warn);
 
   const settle = (what: string, call: () => Promise<unknown>) =>
     untilAnswered(call, { what, signal: abandon.signal, onFailure: warn });
@@ -114,6 +117,7 @@ export async function consumePgBossInbox(
       // renewed, so their events come back to the queue once it runs out.
       abandon.abort();
       holds.stop();
+      upkeep.stop();
     },
   };
 
@@ -185,23 +189,33 @@ export async function consumePgBossInbox(
 }
 
 /**
- * Creates the reaper's index on the queue's partition if it is missing, without blocking the queue's writes
- * (`CONCURRENTLY`, which waits for the transactions open at the time: run in the background). Without it the
- * reaper still works, reading the whole partition.
+ * The partition's upkeep (partition.ts) at the start and then every {@link UPKEEP_INTERVAL_MS}: the reaper's index,
+ * and fresh statistics when a backlog grew faster than autovacuum analyzes.
  */
-async function ensureActiveIndex(context: ConsumerContext): Promise<void> {
-  const { rows } = await context.sql(context.statements.partitionOf, [context.name]);
-  const partition = (rows[0] as { partition_name?: unknown } | undefined)?.partition_name;
-  if (typeof partition !== "string" || !/^[a-z0-9_]{1,59}$/.test(partition)) return;
-  const exists = await context.sql(
-    "SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
-    [context.schema, `${partition}_ki1`],
-  );
-  if (exists.rows.length > 0) return;
-  try {
-    await context.sql(activeIndexStatement(context.schema, partition), []);
-  } catch (error) {
-    // Another worker created it at the same moment.
-    if ((error as { code?: unknown }).code !== "42P07" && (error as { code?: unknown }).code !== "23505") throw error;
-  }
+function startUpkeep(context: ConsumerContext, warn: (error: unknown, what: string) => void): { stop(): void } {
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let indexed = false;
+  const tick = async () => {
+    try {
+      const partition = await partitionOf(context.sql, context.statements, context.name);
+      if (partition !== undefined) {
+        if (!indexed) await ensureActiveIndex(context.sql, context.schema, partition);
+        indexed = true;
+        await analyzeIfStale(context.sql, context.schema, partition);
+      }
+    } catch (error) {
+      warn(error, "upkeep of the queue's partition");
+    }
+    if (stopped) return;
+    timer = setTimeout(() => void tick(), UPKEEP_INTERVAL_MS);
+    timer.unref?.();
+  };
+  void tick();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
 }
