@@ -1,6 +1,8 @@
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { ConsumeOptions, DeadLetter, InboxAttempt, InboxConsumer, InboxQueue, InboxStats } from "../types.js";
+import { watchLostFetches } from "./bullmq/lost-fetches.js";
+import { reconnectDelay, rescueRedisOf } from "./bullmq/rescue-redis.js";
 import { bullMqIdOfKey } from "./job-ids.js";
 
 /** Options of {@link createBullMqInbox}. */
@@ -51,8 +53,6 @@ const DEFAULT_LOCK_DURATION_MS = 30_000;
 // BullMQ's 30 s would leave a killed worker's events stranded up to ~90 s: the lock's 30 s, then up to two checks
 // to mark the event and move it, each up to two intervals apart when the check's owner was the one killed.
 const DEFAULT_STALLED_INTERVAL_MS = 5_000;
-/** Reconnect delays (ms) after a Redis outage: 100, 200, ... up to 1 s, not BullMQ's up to 20 s. */
-const reconnectDelay = (times: number) => Math.min(times * 100, 1_000);
 
 /**
  * An inbox on BullMQ (Redis). The job id is the event's idempotency key (escaped), so a redelivery adds no second
@@ -71,7 +71,7 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
   // Connection trouble: enqueue fails (the receiver answers 503) and BullMQ reconnects; nothing to print here.
   queue.on("error", () => {});
   const keepCompletedMs = options.keepCompletedMs ?? 24 * 60 * 60_000;
-  const workers = new Set<Worker<JobData>>();
+  const workers = new Map<Worker<JobData>, () => void>();
 
   function deadLetterOf(job: Job<JobData>, logs: string[]): DeadLetter {
     return { id: String(job.id), message: job.data.message, attempts: attemptsOf(logs), deadAt: job.finishedOn ?? 0 };
@@ -102,9 +102,12 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
     },
 
     async consume(decide, consumeOptions: ConsumeOptions = {}): Promise<InboxConsumer> {
+      // The events this worker's processor took and has not seen settled (for the rescue of lost fetches).
+      const held = new Set<string>();
       const worker = new Worker<JobData>(
         name,
         async (job) => {
+          held.add(String(job.id));
           const attempt = job.attemptsMade + 1;
           const verdict = await decide({
             message: job.data.message,
@@ -132,13 +135,22 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
         },
       );
       worker.on("error", () => {}); // connection trouble: BullMQ reconnects; a failed job is reported per job
-      workers.add(worker);
+      worker.on("completed", (job) => held.delete(String(job.id)));
+      worker.on("failed", (job) => {
+        if (job !== undefined) held.delete(String(job.id));
+      });
+      const rescueRedis = await rescueRedisOf(options.connection);
+      const watch =
+        rescueRedis === undefined ? undefined : watchLostFetches({ worker, queue, redis: rescueRedis, held });
+      const closeWatch = () => watch?.close();
+      workers.set(worker, closeWatch);
       await worker.waitUntilReady();
       return {
         async stop(stopOptions = {}) {
           // close() waits for the events in flight; past the timeout they are handed back when their lock expires.
           const closing = worker.close();
           await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, stopOptions.timeoutMs ?? 30_000))]);
+          closeWatch();
           workers.delete(worker);
         },
       };
@@ -184,7 +196,12 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
     },
 
     async close() {
-      await Promise.all([...workers].map((worker) => worker.close()));
+      await Promise.all(
+        [...workers].map(async ([worker, closeWatch]) => {
+          await worker.close();
+          closeWatch();
+        }),
+      );
       await queue.close();
     },
   };

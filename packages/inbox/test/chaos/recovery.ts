@@ -53,8 +53,8 @@ export interface RecoveryFigures {
   events: number;
   deliveries: number;
   deliveryStatuses: Record<string, number>;
-  /** Deliveries sent between the fault and the return. */
-  sentDuringOutage: number;
+  /** Deliveries in flight at some time between the fault and the return. */
+  deliveriesMetOutage: number;
   /** Events the workers were running when the fault struck (their last report, at most 100 ms old). */
   heldAtFault: number;
   appliedAtFault: number;
@@ -191,7 +191,7 @@ export async function recoveryScenario(
     let sent = 0;
     let taken = 0;
     let outage: { from: number; to: number } | undefined;
-    let sentDuringOutage = 0;
+    let metOutage = 0;
     // A backlog first (40 % at once), then the rest paced over `sendOverMs`: deliveries go on through the fault.
     const total = deliveries.length;
     const pauseMs = (options.sendOverMs * SENDERS) / (total * 0.6);
@@ -203,8 +203,7 @@ export async function recoveryScenario(
         const body = JSON.stringify(fixtures.qrisPaymentSuccess({ qris_history_id: id, amount: 10_000 }));
         for (let attempt = 0; attempt < 2_000 && running && Date.now() < sendDeadline; attempt++) {
           const web = webs[Math.floor(Math.random() * webs.length)] as (typeof webs)[number];
-          const at = Date.now();
-          if (outage !== undefined && at >= outage.from && at < outage.to) sentDuringOutage += 1;
+          const startedAt = Date.now();
           const answer = await web.receiver
             .fetch(
               new Request(`https://shop.example.co.id/webhooks/qris?token=${TOKEN}`, {
@@ -216,6 +215,7 @@ export async function recoveryScenario(
             .catch(() => new Response("thrown", { status: 599 }));
           await answer.text();
           sent += 1;
+          if (outage !== undefined && startedAt < outage.to && Date.now() >= outage.from) metOutage += 1;
           statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
           if (answer.status === 200) {
             acknowledged.add(id);
@@ -296,7 +296,7 @@ export async function recoveryScenario(
       events: ids.length,
       deliveries: sent,
       deliveryStatuses: statuses,
-      sentDuringOutage,
+      deliveriesMetOutage: metOutage,
       heldAtFault,
       appliedAtFault,
       unappliedAtReturn,
