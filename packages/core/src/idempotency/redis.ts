@@ -1,4 +1,5 @@
 import { timerDelay } from "../timer-delay.js";
+import { type ObservableRedisClient, RedisReadiness } from "./redis-readiness.js";
 import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "./types.js";
 
 /** The part of an ioredis client the store uses (`call` sends any command). */
@@ -19,7 +20,9 @@ export interface RedisIdempotencyStoreOptions {
   keyPrefix?: string;
   /**
    * Time one Redis operation may take before the store gives up and the receiver answers 503 (default 1,000 ms).
-   * Bounds the wait when Redis is down and the client queues or retries commands.
+   * Bounds the wait when Redis is down and the client queues or retries commands. While the client is reconnecting,
+   * an operation waits up to this long for it to be ready, so keep the client's reconnect back-off below it (see
+   * the README).
    */
   operationTimeoutMs?: number;
   /** Where the one-time advice about the client's offline queue goes; default `console`. */
@@ -83,6 +86,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #send: (args: string[]) => Promise<unknown>;
   readonly #prefix: string;
   readonly #timeoutMs: number;
+  readonly #readiness: RedisReadiness;
 
   constructor(options: RedisIdempotencyStoreOptions) {
     const client = options.client as Partial<IoRedisLikeClient & NodeRedisLikeClient> | undefined;
@@ -97,6 +101,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     }
     this.#prefix = options.keyPrefix ?? "kirimbayar:webhook:";
     this.#timeoutMs = timerDelay(options.operationTimeoutMs ?? 1_000);
+    this.#readiness = new RedisReadiness(options.client as ObservableRedisClient);
     adviseOnOfflineQueue(options.client, options.logger ?? console);
   }
 
@@ -138,16 +143,33 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       value,
       String(Math.max(1, Math.ceil(ttlMs))),
     ];
-    return withTimeout(this.#send(args), this.#timeoutMs, lateReply);
+    // A client on its way back (Redis just returned) gets the rest of the time limit to be ready: the first
+    // delivery after an outage then succeeds instead of being refused by a client a moment from ready.
+    const ready = this.#readiness.whenReady();
+    if (ready === undefined) return withTimeout(this.#send(args), this.#timeoutMs, lateReply);
+    let expired = false;
+    const sent = ready.then(() => {
+      if (expired) throw new IdempotencyStoreUnavailableError("The Redis client was not ready in time");
+      return this.#send(args);
+    });
+    return withTimeout(sent, this.#timeoutMs, lateReply, () => {
+      expired = true;
+    });
   }
 }
 
 // A reply that arrives after the time limit goes to `lateReply`, for what must not be left applied.
-function withTimeout<T>(operation: Promise<T>, timeoutMs: number, lateReply?: (reply: T) => void): Promise<T> {
+function withTimeout<T>(
+  operation: Promise<T>,
+  timeoutMs: number,
+  lateReply?: (reply: T) => void,
+  onTimeout?: () => void,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
+      onTimeout?.();
       reject(new IdempotencyStoreUnavailableError(`Redis did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
     operation.then(
