@@ -1,0 +1,1 @@
+export { type DrizzleDatabaseLike, type DrizzleTransactionOf, drizzleBinding } from "./binding.js";

@@ -1,0 +1,77 @@
+import type { Knex } from "knex";
+import type { SqlBinding, SqlResult } from "../../sql/binding.js";
+import { closeDriverConnection } from "../shared/driver-connection.js";
+import { driverResult } from "../shared/driver-result.js";
+import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { knexPositional } from "./positional.js";
+
+const EXPECTED = 'a Knex instance for PostgreSQL (client "pg") or MySQL/MariaDB (client "mysql2"), as knex({ … }) returns';
+
+/**
+ * The binding of the idempotency stores to Knex: the store's statements run through `knex.raw` (on the pool, or on a
+ * delivery's transaction), and a transactional delivery runs inside `knex.transaction(…)`, whose `Knex.Transaction`
+ * the handlers get as `ctx.transaction` (write with `ctx.transaction("orders").update(…)`, never with `knex`).
+ *
+ * When handlers run out of time, their transaction's connection is closed: the database rolls it back, and whatever
+ * they send through it later fails (Knex itself refuses statements once it sent the ROLLBACK; closing also frees a
+ * connection a stuck statement still holds). Knex's pool replaces the connection.
+ *
+ * @throws WebhookConfigurationError when `knex` is not a Knex instance for PostgreSQL or MySQL/MariaDB.
+ *
+ * @example
+ * import knex from "knex";
+ * import { knexBinding } from "@kirimbayar/core/knex";
+ * const db = knex({ client: "pg", connection: process.env.DATABASE_URL });
+ * const store = new PostgresIdempotencyStore({ binding: knexBinding(db) });
+ */
+export function knexBinding(knex: Knex): SqlBinding<Knex.Transaction> {
+  // Knex is a function with methods; a transaction is one too, and would put every statement in one transaction.
+  const candidate = knex as unknown as KnexShape;
+  if (
+    typeof candidate !== "function" ||
+    typeof candidate.transaction !== "function" ||
+    typeof candidate.raw !== "function" ||
+    candidate.isTransaction === true
+  ) {
+    throw wrongLibraryObject("knexBinding", EXPECTED, kindOf(knex));
+  }
+  const dialect = candidate.client?.dialect;
+  if (dialect !== "postgresql" && dialect !== "mysql") {
+    throw wrongLibraryObject("knexBinding", EXPECTED, `a Knex instance for ${String(dialect)}`);
+  }
+  const postgres = dialect === "postgresql";
+  // The driver connection under each open transaction, for abandon().
+  const connections = new WeakMap<Knex.Transaction, unknown>();
+
+  return {
+    library: "knex",
+    transaction(work) {
+      return knex.transaction(async (trx) => {
+        // Lent to this transaction for its whole life; Knex's transaction client answers with it at once.
+        connections.set(trx, await (trx.client as TransactionClient).acquireConnection());
+        await work(trx);
+      });
+    },
+    async query(sql, params, tx): Promise<SqlResult> {
+      const statement = postgres ? knexPositional(sql, params) : { sql, bindings: [...params] };
+      const runner = tx ?? knex;
+      return driverResult(await runner.raw(statement.sql, statement.bindings as Knex.RawBinding[]));
+    },
+    abandon(tx) {
+      closeDriverConnection(connections.get(tx));
+    },
+  };
+}
+
+/** What is checked of the object given as Knex. */
+type KnexShape = ((...args: unknown[]) => unknown) & {
+  transaction?: unknown;
+  raw?: unknown;
+  isTransaction?: unknown;
+  client?: { dialect?: unknown };
+};
+
+/** The part of Knex's transaction client used here (typed `any` by Knex). */
+interface TransactionClient {
+  acquireConnection(): Promise<unknown>;
+}

@@ -1,0 +1,1 @@
+export { knexBinding } from "./binding.js";

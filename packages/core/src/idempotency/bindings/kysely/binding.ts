@@ -1,0 +1,100 @@
+import type { Kysely, Transaction } from "kysely";
+import type { SqlBinding, SqlResult } from "../../sql/binding.js";
+import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { compiledStatement } from "./compiled.js";
+
+const EXPECTED = "a Kysely instance (new Kysely<DB>({ dialect })), not a transaction";
+
+/**
+ * The binding of the idempotency stores to Kysely (PostgresDialect or MysqlDialect): the store's statements run on
+ * the database's own connections, and a transactional delivery runs inside `db.transaction().execute(…)`, whose
+ * `Transaction<DB>` the handlers get as `ctx.transaction`, typed by your `DB` (write with
+ * `ctx.transaction.updateTable("orders")…`, never with `db`).
+ *
+ * When handlers run out of time, their transaction is closed to them before Kysely rolls it back: a statement they
+ * send later waits behind the rollback and is then refused by Kysely, so it can neither join the transaction nor run
+ * on its own once the connection is back in the pool. A statement already executing is waited for (bound it with
+ * the server's `statement_timeout` / `lock_wait_timeout`).
+ *
+ * @throws WebhookConfigurationError when `db` is not a Kysely instance (or is a transaction).
+ *
+ * @example
+ * import { Kysely, PostgresDialect } from "kysely";
+ * import { kyselyBinding } from "@kirimbayar/core/kysely";
+ * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+ * const store = new PostgresIdempotencyStore({ binding: kyselyBinding(db) });
+ */
+export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
+  const candidate = db as Partial<Kysely<DB>> | null | undefined;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.transaction !== "function" ||
+    typeof candidate.getExecutor !== "function" ||
+    candidate.isTransaction === true
+  ) {
+    throw wrongLibraryObject("kyselyBinding", EXPECTED, kindOf(db));
+  }
+  // Per open transaction: settles once Kysely has ended it (and refuses its statements from then on).
+  const endings = new WeakMap<Transaction<DB>, Promise<unknown>>();
+  // Per abandoned transaction: resolves once its connection is held for the rollback.
+  const closings = new WeakMap<Transaction<DB>, Promise<void>>();
+
+  return {
+    library: "kysely",
+    transaction(work) {
+      let ended!: () => void;
+      const ending = new Promise<void>((resolve) => {
+        ended = resolve;
+      });
+      const running = db
+        .transaction()
+        .execute(async (trx) => {
+          endings.set(trx, ending);
+          try {
+            await work(trx);
+          } catch (error) {
+            // Abandoned: roll back only once no statement of the handlers can slip in behind the ROLLBACK.
+            await closings.get(trx);
+            throw error;
+          }
+        })
+        .finally(ended);
+      return running;
+    },
+    async query(sql, params, tx): Promise<SqlResult> {
+      // Straight to a connection: the user's plugins (CamelCasePlugin …) are for the user's own queries.
+      const result = await (tx ?? db)
+        .getExecutor()
+        .provideConnection((connection) => connection.executeQuery(compiledStatement(sql, params)));
+      const affected = result.numAffectedRows;
+      return affected === undefined
+        ? { rows: result.rows as Record<string, unknown>[] }
+        : { rows: result.rows as Record<string, unknown>[], affectedRows: Number(affected) };
+    },
+    abandon(tx) {
+      if (closings.has(tx)) return;
+      // Kysely runs a transaction's statements one at a time and marks it rolled back only once its ROLLBACK was
+      // answered, so a statement sent meanwhile would run after it, outside any transaction. Taking the
+      // connection's turn now and keeping it until Kysely has ended the transaction makes every later statement
+      // wait, then fail.
+      let held!: () => void;
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      closings.set(tx, holding);
+      const ending = endings.get(tx);
+      try {
+        tx.getExecutor()
+          .provideConnection(async () => {
+            held();
+            await ending;
+          })
+          .then(held, held);
+      } catch {
+        // Already ended: nothing to hold.
+        held();
+      }
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { kyselyBinding } from "./binding.js";

@@ -1,0 +1,78 @@
+import type { Sequelize, Transaction } from "sequelize";
+import type { SqlBinding, SqlResult } from "../../sql/binding.js";
+import { closeDriverConnection } from "../shared/driver-connection.js";
+import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { numberedPlaceholders } from "./numbered.js";
+
+const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/MariaDB ("mysql", "mariadb")';
+
+/**
+ * The binding of the idempotency stores to Sequelize 6: the store's statements run through `sequelize.query` with
+ * bound values, and a transactional delivery runs inside a managed `sequelize.transaction(…)`, whose `Transaction`
+ * the handlers get as `ctx.transaction` (write with `Order.update(…, { where, transaction: ctx.transaction })`; a
+ * query without `transaction` runs outside it, unless you enabled Sequelize's CLS).
+ *
+ * When handlers run out of time, their transaction's connection is closed: the database rolls it back, and whatever
+ * they send with that transaction later fails (Sequelize refuses a finished transaction only once its ROLLBACK is
+ * on its way, so a statement already past that check could otherwise run after it). Sequelize's pool replaces the
+ * connection.
+ *
+ * @throws WebhookConfigurationError when `sequelize` is not a Sequelize instance for PostgreSQL or MySQL/MariaDB.
+ *
+ * @example
+ * import { Sequelize } from "sequelize";
+ * import { sequelizeBinding } from "@kirimbayar/core/sequelize";
+ * const sequelize = new Sequelize(process.env.DATABASE_URL!);
+ * const store = new PostgresIdempotencyStore({ binding: sequelizeBinding(sequelize) });
+ */
+export function sequelizeBinding(sequelize: Sequelize): SqlBinding<Transaction> {
+  const candidate = sequelize as Partial<Sequelize> | null | undefined;
+  if (
+    typeof candidate !== "object" ||
+    candidate === null ||
+    typeof candidate.transaction !== "function" ||
+    typeof candidate.query !== "function" ||
+    typeof candidate.getDialect !== "function"
+  ) {
+    throw wrongLibraryObject("sequelizeBinding", EXPECTED, kindOf(sequelize));
+  }
+  const dialect = candidate.getDialect();
+  if (dialect !== "postgres" && dialect !== "mysql" && dialect !== "mariadb") {
+    throw wrongLibraryObject("sequelizeBinding", EXPECTED, `a Sequelize instance for "${dialect}"`);
+  }
+  // Sequelize's bind parameters are `$n` on every database.
+  const bindable = dialect === "postgres" ? (sql: string) => sql : numberedPlaceholders;
+
+  return {
+    library: "sequelize",
+    transaction(work) {
+      return sequelize.transaction((transaction) => work(transaction));
+    },
+    async query(sql, params, tx): Promise<SqlResult> {
+      // `transaction: null` keeps a statement meant for the pool out of a transaction Sequelize's CLS would add.
+      const [results, metadata] = (await sequelize.query(bindable(sql), {
+        bind: [...params],
+        transaction: tx ?? null,
+      })) as [unknown, unknown];
+      return sequelizeResult(results, metadata);
+    },
+    abandon(tx) {
+      closeDriverConnection((tx as Transaction & { connection?: unknown }).connection);
+    },
+  };
+}
+
+/**
+ * A raw query's `[results, metadata]`: rows (PostgreSQL, a MySQL read) or a write's header (MySQL); the metadata is
+ * the count (PostgreSQL `INSERT … RETURNING`), `pg`'s result (`rowCount`), or the header again (MySQL).
+ */
+function sequelizeResult(results: unknown, metadata: unknown): SqlResult {
+  const rows = Array.isArray(results) ? (results as Record<string, unknown>[]) : [];
+  const header = (Array.isArray(results) ? metadata : results) as
+    | { rowCount?: unknown; affectedRows?: unknown }
+    | number
+    | null
+    | undefined;
+  const count = typeof header === "number" ? header : (header?.rowCount ?? header?.affectedRows);
+  return typeof count === "number" ? { rows, affectedRows: count } : { rows };
+}

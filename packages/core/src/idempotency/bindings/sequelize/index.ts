@@ -1,0 +1,1 @@
+export { sequelizeBinding } from "./binding.js";
