@@ -5,16 +5,22 @@
 //
 // Each benchmark is a `bench/<name>/run.mjs` that writes `bench/results/<name>.md`. A fragment may declare goal rows
 // for the summary table as HTML comments: `<!-- goal: what | measured | target | pass|fail|unsettled | interval -->`
-// (see bench/lib/stats.mjs).
+// (see bench/lib/stats.mjs), and context rows, reported beside the goals but judged against none:
+// `<!-- context: what | measured | interval | why -->` (see bench/lib/summary.mjs). Every fragment carries the date
+// of the run that wrote it (`<!-- run: YYYY-MM-DD -->`, added here), and the summary shows it for every row: a
+// RESULTS.md may combine runs of different days.
 //
 // Flags: `--quick` (env KIRIMBAYAR_BENCH_QUICK=1) shortens every run for a smoke test; `--only a,b` runs a subset
-// and keeps the other fragments from earlier runs; `--no-build` uses the packages as they are built.
+// and keeps the other fragments from earlier runs; `--no-build` uses the packages as they are built;
+// `--compose-only` runs nothing and writes RESULTS.md from the fragments as they are.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { mergeAdapterFragments } from "./lib/adapter-runs.mjs";
 import { parseGoalComments } from "./lib/stats.mjs";
+import { parseContextComments, rowRun, runDateOf, withRunStamp } from "./lib/summary.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoRoot = dirname(benchDir);
@@ -28,6 +34,9 @@ const BENCHMARKS = [
     title: "Webhook route of each adapter vs its framework's baselines",
     timeoutMs: 420_000,
     quickArgs: ["--rounds", "1", "--seconds", "2", "--warmup", "1"],
+    // One run per framework, each row dated: frameworks this run did not measure (it failed or stopped half-way)
+    // keep their last figures instead of disappearing from RESULTS.md.
+    mergeFragment: mergeAdapterFragments,
   },
   { name: "webhook-pipeline", title: "Core webhook pipeline micro-benchmark", timeoutMs: 60_000 },
   { name: "client-overhead", title: "Client call vs raw fetch against the fake provider", timeoutMs: 60_000 },
@@ -43,6 +52,7 @@ const BENCHMARKS = [
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick") || process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+const composeOnly = args.includes("--compose-only");
 const onlyIndex = args.indexOf("--only");
 const only = onlyIndex === -1 ? undefined : new Set((args[onlyIndex + 1] ?? "").split(",").filter(Boolean));
 const unknown = [...(only ?? [])].filter((name) => !BENCHMARKS.some((b) => b.name === name));
@@ -54,7 +64,7 @@ if (unknown.length > 0) {
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", ...(quick ? { KIRIMBAYAR_BENCH_QUICK: "1" } : {}) };
 const startedAt = Date.now();
 
-if (!args.includes("--no-build")) {
+if (!composeOnly && !args.includes("--no-build")) {
   console.log("== build: turbo run build --filter=@kirimbayar/bench...");
   const build = spawnSync(
     "pnpm",
@@ -94,9 +104,11 @@ function runBenchmark(benchmark, timeoutMs) {
 
 const outcomes = new Map();
 mkdirSync(resultsDir, { recursive: true });
+const today = () => new Date().toISOString().slice(0, 10);
 for (const benchmark of BENCHMARKS) {
-  if (only !== undefined && !only.has(benchmark.name)) continue;
+  if (composeOnly || (only !== undefined && !only.has(benchmark.name))) continue;
   const fragment = join(resultsDir, `${benchmark.name}.md`);
+  const previous = existsSync(fragment) ? readFileSync(fragment, "utf8") : undefined;
   rmSync(fragment, { force: true }); // never report figures from an earlier run as this run's
   const left = TOTAL_BUDGET_MS - (Date.now() - startedAt);
   if (left <= 5_000) {
@@ -112,22 +124,64 @@ for (const benchmark of BENCHMARKS) {
   } else {
     outcomes.set(benchmark.name, { ...outcome, ms });
   }
+  const written = existsSync(fragment) ? readFileSync(fragment, "utf8") : undefined;
+  if (written !== undefined) {
+    // Rows this run did not write keep their own run's date (the merge keeps them dated).
+    const merged =
+      benchmark.mergeFragment && previous !== undefined ? benchmark.mergeFragment(previous, written) : written;
+    writeFileSync(fragment, withRunStamp(merged, today()));
+  } else if (benchmark.mergeFragment && previous !== undefined) {
+    writeFileSync(fragment, previous);
+  }
 }
+
+/**
+ * A fragment's text and run date. A fragment without a run stamp was written by its benchmark run directly
+ * (`node bench/<name>/run.mjs`), not through this script: its file's time is its run's, stamped in it now so the date
+ * stays with the figures.
+ */
+function readFragment(path) {
+  if (!existsSync(path)) return undefined;
+  let text = readFileSync(path, "utf8");
+  let date = runDateOf(text);
+  if (date === undefined) {
+    date = statSync(path).mtime.toISOString().slice(0, 10);
+    text = withRunStamp(text, date);
+    writeFileSync(path, text);
+  }
+  return { text: text.trim(), date };
+}
+
+// Fragments of benchmarks not in the list above (a new benchmark not yet added to it) are reported too, after the
+// others: the summary never drops a goal row because of a name.
+const known = new Set(BENCHMARKS.map((benchmark) => benchmark.name));
+const extras = readdirSync(resultsDir)
+  .filter((file) => file.endsWith(".md") && !known.has(file.slice(0, -3)))
+  .sort()
+  .map((file) => ({ name: file.slice(0, -3), title: file.slice(0, -3) }));
 
 const RESULT_WORDS = { pass: "met", fail: "**not met**", unsettled: "unsettled: the interval straddles the goal" };
 const sections = [];
 const goals = [];
+const contextRows = [];
 const runRows = [];
-for (const benchmark of BENCHMARKS) {
+for (const benchmark of [...BENCHMARKS, ...extras]) {
   const fragmentPath = join(resultsDir, `${benchmark.name}.md`);
   const outcome = outcomes.get(benchmark.name);
-  const fragment = existsSync(fragmentPath) ? readFileSync(fragmentPath, "utf8").trim() : undefined;
+  const fragment = readFragment(fragmentPath);
+  const dates = fragment
+    ? [...new Set([fragment.date, ...parseGoalComments(fragment.text).map((g) => rowRun(g.what).date)])]
+        .filter(Boolean)
+        .sort()
+    : [];
   if (outcome !== undefined) {
     runRows.push(
       `| ${benchmark.name} | ${outcome.status}${outcome.detail ? ` (${outcome.detail})` : ""} | ${(outcome.ms / 1000).toFixed(1)} s |`,
     );
   } else if (fragment !== undefined) {
-    runRows.push(`| ${benchmark.name} | kept from an earlier run | – |`);
+    runRows.push(
+      `| ${benchmark.name} | kept from the run${dates.length > 1 ? "s" : ""} of ${dates.join(" and ")} | – |`,
+    );
   }
   if (fragment === undefined) {
     sections.push(
@@ -135,17 +189,32 @@ for (const benchmark of BENCHMARKS) {
     );
     continue;
   }
-  for (const { what, measured, target, result, interval } of parseGoalComments(fragment)) {
-    goals.push(`| ${what} | ${measured} | ${interval || "–"} | ${target} | ${RESULT_WORDS[result]} |`);
+  for (const goal of parseGoalComments(fragment.text)) {
+    const { what, date } = rowRun(goal.what, fragment.date);
+    goals.push(
+      `| ${what} | ${goal.measured} | ${goal.interval || "–"} | ${goal.target} | ${RESULT_WORDS[goal.result]} | ${date} |`,
+    );
   }
-  sections.push(fragment);
+  for (const row of parseContextComments(fragment.text)) {
+    const { what, date } = rowRun(row.what, fragment.date);
+    contextRows.push(`| ${what} | ${row.measured} | ${row.interval || "–"} | ${row.why} | ${date} |`);
+  }
+  const failedNote =
+    outcome !== undefined && outcome.status !== "ok"
+      ? `> This run ${outcome.status}${outcome.detail ? ` (${outcome.detail})` : ""}: the figures below are from the earlier runs they are dated with.\n\n`
+      : "";
+  sections.push(failedNote + fragment.text);
 }
 
 const cpu = cpus();
 const report = `# Benchmark results
 
-Written by \`pnpm bench\` (\`bench/run-all.mjs\`) on ${new Date().toISOString().slice(0, 10)}${quick ? " in **quick mode** (short runs: smoke test, not figures to quote)" : ""}.
-Machine: ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${process.platform}.
+${
+  composeOnly
+    ? `Composed by \`node bench/run-all.mjs --compose-only\` on ${today()} from the fragments of earlier runs: every row says which run it comes from.`
+    : `Written by \`pnpm bench\` (\`bench/run-all.mjs\`) on ${today()}${quick ? " in **quick mode** (short runs: smoke test, not figures to quote)" : ""}; figures kept from earlier runs say so (the Run column, and the runs table).`
+}
+${composeOnly ? "Machine composing it (the runs' own unless a section says otherwise)" : "Machine"}: ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GB RAM, Node ${process.version}, ${process.platform}.
 Every ratio compares runs made side by side in the same invocation, on loopback. Absolute figures depend on the
 machine and on what else runs on it; ratios much less.
 
@@ -157,9 +226,17 @@ brackets). A goal is met or not met only when the whole interval lies on one sid
 tell and the goal is reported as unsettled. On these machines the same route's throughput moves by up to 20 % from
 minute to minute, which is why single medians are not trusted here.
 
-| What | Measured | Interval | Goal | Result |
+| What | Measured | Interval | Goal | Result | Run |
+| --- | --- | --- | --- | --- | --- |
+${goals.length > 0 ? goals.join("\n") : "| (no goal reported) | | | | | |"}
+
+## Context
+
+Figures kept in view beside the goals, judged against none.
+
+| What | Measured | Interval | Why context | Run |
 | --- | --- | --- | --- | --- |
-${goals.length > 0 ? goals.join("\n") : "| (no goal reported) | | | | |"}
+${contextRows.length > 0 ? contextRows.join("\n") : "| (no context row reported) | | | | |"}
 
 ## Runs
 

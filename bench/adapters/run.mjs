@@ -7,14 +7,16 @@
 // KIRIMBAYAR_BENCH_QUICK=1 (set by `pnpm bench -- --quick`) makes the defaults a short smoke run: 1 round of 2 s after
 // 1 s of warm-up per route; its verdicts are unsettled (one round gives no interval), and flags still win.
 import { fork } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
+import { mergeAdapterRuns, parseAdapterFragment, renderAdapterRuns } from "../lib/adapter-runs.mjs";
 import { qrisSuccessBody } from "../lib/payloads.mjs";
-import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+import { formatInterval, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
 import { TOKEN } from "./handrolled.mjs";
 
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
@@ -26,7 +28,8 @@ const { values: args } = parseArgs({
     // Unrecorded load on every route before round 1 (see the note written with the results).
     warmup: { type: "string", default: quick ? "1" : "4" },
     connections: { type: "string", default: "50" },
-    // A subset while iterating, e.g. `--frameworks hono --out /tmp/hono.md` (the suite always runs all four).
+    // A subset, e.g. `--frameworks fastify`: the other frameworks' last figures stay in --out, dated (the suite
+    // always runs all four).
     frameworks: { type: "string", default: "express,hono,nestjs,fastify" },
     out: { type: "string", default: fileURLToPath(new URL("../results/adapters.md", import.meta.url)) },
   },
@@ -125,38 +128,51 @@ try {
     }
   }
   const stat = (framework, route, key) => median(samples.get(`${framework}/${route}`).map((s) => s[key]));
-  const lines = [
-    "## Adapters: webhook route vs the same framework's bare JSON route and a hand-rolled equivalent",
-    "",
-    `Written by \`node bench/adapters/run.mjs\` on ${new Date().toISOString().slice(0, 10)}: Node ${process.version}, ` +
-      `${cpus().length} cores, autocannon on 127.0.0.1, ${connections} connections, ${rounds} interleaved rounds × ` +
-      `${seconds} s per route after ${warmupSeconds} s of unrecorded warm-up on every route, servers in child processes. ` +
-      "Medians over rounds. Every webhook request carries a new event id (the duplicate row repeats one id). CPU is " +
-      "the server process's user+system time per 2xx response. `same-checks` is the hand-rolled route doing every " +
-      "check the webhook route does (strict UTF-8, prototype and duplicate keys refused, the receiver's zod schema, " +
-      "a claim telling finished from running duplicates, the no-op handler awaited); `handrolled` is the minimal one " +
-      "(lenient UTF-8, `JSON.parse`, a three-field schema, a seen-set), context. The goal figure is the median over " +
-      "rounds of webhook req/s ÷ same-checks req/s of the same round, with a confidence interval for it from the " +
-      "rounds (bench/lib/stats.mjs); the route order flips every round.",
-    "",
-    "| Framework | Route | req/s | CPU µs/req | req/s vs same-checks | CPU vs same-checks | req/s vs minimal hand-rolled | req/s vs bare |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
-  ];
-  const verdicts = [];
-  const goals = [];
+  const date = new Date().toISOString().slice(0, 10);
+  const settings =
+    `Node ${process.version}, ${cpus().length} cores, autocannon on 127.0.0.1, ${connections} connections, ` +
+    `${rounds} interleaved rounds × ${seconds} s per route after ${warmupSeconds} s of unrecorded warm-up on every ` +
+    "route, servers in child processes";
+  const text = {
+    title: "## Adapters: webhook route vs the same framework's bare JSON route and a hand-rolled equivalent",
+    method:
+      "Written by `node bench/adapters/run.mjs`. Medians over rounds. Every webhook request carries a new event id " +
+      "(the duplicate row repeats one id). CPU is the server process's user+system time per 2xx response. " +
+      "`same-checks` is the hand-rolled route doing every check the webhook route does (strict UTF-8, prototype and " +
+      "duplicate keys refused, the receiver's zod schema, a claim telling finished from running duplicates, the " +
+      "no-op handler awaited); `handrolled` is the minimal one (lenient UTF-8, `JSON.parse`, a three-field schema, a " +
+      "seen-set), context. The goal figure is the median over rounds of webhook req/s ÷ same-checks req/s of the " +
+      "same round, with a confidence interval for it from the rounds (bench/lib/stats.mjs); the route order flips " +
+      "every round.",
+    header: [
+      "Route",
+      "req/s",
+      "CPU µs/req",
+      "req/s vs same-checks",
+      "CPU vs same-checks",
+      "req/s vs minimal hand-rolled",
+      "req/s vs bare",
+    ],
+  };
+  const runs = new Map();
   for (const framework of frameworks) {
     const sameRps = stat(framework, "same-checks", "rps");
     const sameCpu = stat(framework, "same-checks", "cpuMicrosPerRequest");
     const handRps = stat(framework, "handrolled", "rps");
     const bareRps = stat(framework, "bare", "rps");
-    for (const route of routes) {
+    const rows = routes.map((route) => {
       const rps = stat(framework, route.name, "rps");
       const cpu = stat(framework, route.name, "cpuMicrosPerRequest");
-      lines.push(
-        `| ${framework} | ${route.name} | ${rps.toFixed(0)} | ${cpu.toFixed(1)} | ${(rps / sameRps).toFixed(2)}× | ` +
-          `${(cpu / sameCpu).toFixed(2)}× | ${(rps / handRps).toFixed(2)}× | ${(rps / bareRps).toFixed(2)}× |`,
-      );
-    }
+      return [
+        route.name,
+        rps.toFixed(0),
+        cpu.toFixed(1),
+        `${(rps / sameRps).toFixed(2)}×`,
+        `${(cpu / sameCpu).toFixed(2)}×`,
+        `${(rps / handRps).toFixed(2)}×`,
+        `${(rps / bareRps).toFixed(2)}×`,
+      ];
+    });
     // Each round's webhook run is paired with that round's same-checks run, so drift between rounds cancels out.
     const webhook = samples.get(`${framework}/webhook`);
     const same = samples.get(`${framework}/same-checks`);
@@ -167,27 +183,27 @@ try {
     const interval = medianInterval(ratios);
     const GOAL = GOALS[framework] ?? STRETCH;
     const result = verdict(interval, GOAL, "at-least");
-    verdicts.push(
-      `- ${framework}: webhook/same-checks = ${ratio.toFixed(2)}×, interval ${formatInterval(interval, 2, "×")} ` +
-        `(goal ≥ ${GOAL}×: ${VERDICT_WORDS[result]}` +
-        (GOAL < STRETCH ? `; stretch ≥ ${STRETCH}×: ${VERDICT_WORDS[verdict(interval, STRETCH, "at-least")]}` : "") +
-        `); per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}. Context, webhook/minimal hand-rolled = ` +
-        `${median(minimalRatios).toFixed(2)}×, interval ${formatInterval(medianInterval(minimalRatios), 2, "×")}`,
-    );
+    const verdictLine =
+      `webhook/same-checks = ${ratio.toFixed(2)}×, interval ${formatInterval(interval, 2, "×")} ` +
+      `(goal ≥ ${GOAL}×: ${VERDICT_WORDS[result]}` +
+      (GOAL < STRETCH ? `; stretch ≥ ${STRETCH}×: ${VERDICT_WORDS[verdict(interval, STRETCH, "at-least")]}` : "") +
+      `); per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}. Context, webhook/minimal hand-rolled = ` +
+      `${median(minimalRatios).toFixed(2)}×, interval ${formatInterval(medianInterval(minimalRatios), 2, "×")}`;
     // Read by bench/run-all.mjs into the summary table of RESULTS.md.
-    goals.push(
-      goalComment({
-        what: `${framework} webhook route vs hand-rolled route doing the same checks (req/s)`,
-        measured: `${ratio.toFixed(2)}x`,
-        target: `>= ${GOAL}x`,
-        result,
-        interval: formatInterval(interval),
-      }),
-    );
+    const goal = {
+      what: `${framework} webhook route vs hand-rolled route doing the same checks (req/s)`,
+      measured: `${ratio.toFixed(2)}x`,
+      target: `>= ${GOAL}x`,
+      result,
+      interval: formatInterval(interval),
+    };
+    runs.set(framework, { framework, date, settings, rows, verdict: verdictLine, goal });
   }
-  lines.push("", ...verdicts, "", ...goals, "");
-  await writeFile(args.out, lines.join("\n"));
-  console.log(lines.join("\n"));
+  // A run of some frameworks keeps the others' last figures (each row dated): see bench/lib/adapter-runs.mjs.
+  const previous = existsSync(args.out) ? parseAdapterFragment(readFileSync(args.out, "utf8")).runs : new Map();
+  const fragment = renderAdapterRuns(mergeAdapterRuns(previous, runs), text);
+  await writeFile(args.out, fragment);
+  console.log(fragment);
 } finally {
   for (const server of servers) server.child.kill("SIGTERM");
 }
