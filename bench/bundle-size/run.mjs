@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Size of `@kirimbayar/core/webhooks` as an edge-runtime user ships it: bundled from core's built ESM entry for the
 // browser/worker conditions (so `#crypto` picks the Web Crypto provider), minified, then gzipped at level 9.
-// Goals (decided after the first wave, lru-cache kept): at most 16 KB for the whole entry and at most 13 KB for a
+// Goals (lru-cache kept; 16 and 13 KB after the first wave, raised for issue 29 once the HTTP contract, the handler
+// time limit and the store time limits had landed): at most 18 KB for the whole entry and at most 15.5 KB for a
 // one-source endpoint (receiver + token verifier + default memory store), without zod (a peer dependency the app
 // already has). The size with zod bundled in is shown for context only. Writes bench/results/bundle-size.md.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,8 +12,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 
-const GOAL_BYTES = 16 * 1024;
-const ENDPOINT_GOAL_BYTES = 13 * 1024;
+const GOAL_BYTES = 18 * 1024;
+const ENDPOINT_GOAL_BYTES = 15.5 * 1024;
+const goalKb = (bytes) => `${bytes / 1024} KB`;
 const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const repoRoot = dirname(benchDir);
 const entry = join(repoRoot, "packages/core/dist/webhooks.js");
@@ -77,11 +79,11 @@ Crypto provider), minified, gzip level 9.
 | of which lru-cache alone (context only) | ${kb(lruCacheOnly.bytes)} | ${kb(lruCacheOnly.gzip)} | ${lruCacheOnly.nodeImports ? "yes" : "none"} |
 | a one-source endpoint: receiver + token verifier + default memory store, without zod | ${kb(typicalEndpoint.bytes)} | ${kb(typicalEndpoint.gzip)} | ${typicalEndpoint.nodeImports ? "yes" : "none"} |
 
-Goals, minified + gzipped without zod and with no \`node:\` import: the whole entry at most 16 KB (**${pass ? "met" : "NOT met"}**),
-a one-source endpoint at most 13 KB (**${endpointPass ? "met" : "NOT met"}**).
+Goals, minified + gzipped without zod and with no \`node:\` import: the whole entry at most ${goalKb(GOAL_BYTES)} (**${pass ? "met" : "NOT met"}**),
+a one-source endpoint at most ${goalKb(ENDPOINT_GOAL_BYTES)} (**${endpointPass ? "met" : "NOT met"}**).
 
-<!-- goal: core webhooks entry, min+gzip without zod | ${kb(withoutZod.gzip)} | <= 16 KB | ${pass ? "pass" : "fail"} -->
-<!-- goal: one-source webhook endpoint, min+gzip without zod | ${kb(typicalEndpoint.gzip)} | <= 13 KB | ${endpointPass ? "pass" : "fail"} -->
+<!-- goal: core webhooks entry, min+gzip without zod | ${kb(withoutZod.gzip)} | <= ${goalKb(GOAL_BYTES)} | ${pass ? "pass" : "fail"} -->
+<!-- goal: one-source webhook endpoint, min+gzip without zod | ${kb(typicalEndpoint.gzip)} | <= ${goalKb(ENDPOINT_GOAL_BYTES)} | ${endpointPass ? "pass" : "fail"} -->
 `;
 
 mkdirSync(join(benchDir, "results"), { recursive: true });

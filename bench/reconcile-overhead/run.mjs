@@ -5,7 +5,10 @@
 // (a fresh receiver per round, so every round applies them); the direct side only asks. Same concurrency (4) on
 // both sides; rounds alternate which side goes first. Each side starts from a collected heap, so neither pays for
 // the other's garbage (without it a major collection lands on one side or the other at random: per-round ratios
-// ranged 0.89-1.80 in one process, 1.17-1.46 with it). Goal (issue 16): reconciliation at most 1.2x the direct calls.
+// ranged 0.89-1.80 in one process, 1.17-1.46 with it).
+// Goal (issue 16, as decided for issue 29): the reconciler's own work, judged on the references still pending, at
+// most 1.1x the direct calls. The half-paid mix and the paid references alone are context: they measure applying
+// events through the receiver's exactly-once pipeline more than the reconciler.
 // Writes bench/results/reconcile-overhead.md.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -16,8 +19,9 @@ import { createReconciler, QrisClient } from "@kirimbayar/core";
 import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createFakeProvider } from "@kirimbayar/testing";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+import { contextComment } from "../lib/summary.mjs";
 
-const GOAL = 1.2;
+const GOAL = 1.1;
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const PAYMENTS = quick ? 1_000 : 10_000;
 const ROUNDS = quick ? 2 : 15;
@@ -104,23 +108,25 @@ async function pairedRound(round, list = references) {
 
 await direct(); // warm-up, not reported
 await reconciled();
+// The goal: the references still pending (the reconciler's own work around each status call).
+const pending = references.filter((_, i) => i % 2 === 1);
 const runs = { direct: [], reconciled: [] };
 for (let round = 1; round <= ROUNDS; round++) {
-  const ms = await pairedRound(round);
+  const ms = await pairedRound(round, pending);
   for (const side of ["direct", "reconciled"]) runs[side].push(ms[side]);
   console.log(
-    `round ${round}: direct ${ms.direct.toFixed(0)} ms, reconciled ${ms.reconciled.toFixed(0)} ms for ${PAYMENTS} references`,
+    `round ${round}: direct ${ms.direct.toFixed(0)} ms, reconciled ${ms.reconciled.toFixed(0)} ms for ${pending.length} pending references`,
   );
 }
 const ratios = runs.reconciled.map((ms, i) => ms / runs.direct[i]);
 
-// Context for the goal figure, which mixes two costs: references still pending only (the reconciler's own work
-// around each status call) and paid ones only (each also applied through the receiver's exactly-once pipeline).
+// Context: the half-paid mix (the goal until issue 29) and the paid references alone, each paid one also applied
+// through the receiver's exactly-once pipeline.
 const CONTEXT_ROUNDS = quick ? 1 : 7;
 const context = {};
 for (const [name, list] of [
-  ["still pending", references.filter((_, i) => i % 2 === 1)],
-  ["paid", references.filter((_, i) => i % 2 === 0)],
+  ["all 10,000, half paid", references],
+  ["paid only", references.filter((_, i) => i % 2 === 0)],
 ]) {
   const rounds = [];
   for (let round = 1; round <= CONTEXT_ROUNDS; round++) {
@@ -136,35 +142,39 @@ for (const [name, list] of [
 const ratio = median(ratios);
 const interval = medianInterval(ratios);
 const result = verdict(interval, GOAL, "at-most");
-const perCall = (ms) => `${((median(ms) * 1000) / PAYMENTS).toFixed(1)} µs`;
+const perCall = (ms) => `${((median(ms) * 1000) / pending.length).toFixed(1)} µs`;
+const mix = context["all 10,000, half paid"];
 const fragment = `## Reconciliation vs the same status calls made directly
 
 ${PAYMENTS.toLocaleString("en")} pending QR payments in the in-process fake provider (\`@kirimbayar/testing\`), half of them paid while every
 webhook delivery failed. "Direct": \`QrisClient.getQrisPaymentStatus\` for each, ${CONCURRENCY} at a time. "Reconciled":
 \`createReconciler({ concurrency: ${CONCURRENCY}, minIntervalPerIdMs: 0 }).reconcile(references)\`, which also turns each paid one into
-its event and runs it through a fresh receiver's handler and memory idempotency store. ${ROUNDS} rounds, the side that goes first
+its event and runs it through a fresh receiver's handler and memory idempotency store. The goal is judged on the
+${pending.length.toLocaleString("en")} references still pending (the reconciler's own work around each status call): ${ROUNDS} rounds, the side that goes first
 alternates, each side starts from a collected heap; the goal figure is the median of the per-round ratios, with a confidence interval from the rounds.
 
-| Side | per reference (median) |
+| Side (still-pending references) | per reference (median) |
 | --- | ---: |
 | direct status calls | ${perCall(runs.direct)} |
 | reconciliation | ${perCall(runs.reconciled)} |
 
-Reconciliation / direct: **${ratio.toFixed(2)}x**, interval ${formatInterval(interval)} (goal at most ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[result]}**.
+Reconciliation / direct, still-pending references: **${ratio.toFixed(2)}x**, interval ${formatInterval(interval)} (goal at most ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[result]}**.
 Per round: ${ratios.map((r) => r.toFixed(2)).join(", ")}.
 
-Context (${CONTEXT_ROUNDS} rounds each, same method), the two halves on their own:
+Context (${CONTEXT_ROUNDS} rounds each, same method), with paid references, each also applied through the receiver's
+exactly-once pipeline:
 
 | References | reconciliation / direct | extra per reference |
 | --- | ---: | ---: |
 ${Object.entries(context)
   .map(
     ([name, c]) =>
-      `| ${name} only | ${c.ratio.toFixed(2)}x (${formatInterval(c.interval)}) | ${c.extraMicros.toFixed(1)} µs |`,
+      `| ${name} | ${c.ratio.toFixed(2)}x (${formatInterval(c.interval)}) | ${c.extraMicros.toFixed(1)} µs |`,
   )
   .join("\n")}
 
-${goalComment({ what: "reconciling 10,000 references vs the same status calls made directly", measured: `${ratio.toFixed(2)}x`, target: `<= ${GOAL.toFixed(2)}x`, result, interval: formatInterval(interval) })}
+${goalComment({ what: `reconciling ${pending.length.toLocaleString("en")} still-pending references vs the same status calls made directly`, measured: `${ratio.toFixed(2)}x`, target: `<= ${GOAL.toFixed(2)}x`, result, interval: formatInterval(interval) })}
+${contextComment({ what: `reconciling ${PAYMENTS.toLocaleString("en")} references, half paid, vs the same status calls made directly`, measured: `${mix.ratio.toFixed(2)}x`, interval: formatInterval(mix.interval), why: "the goal until issue 29: the paid half measures applying events (exactly-once pipeline) more than the reconciler" })}
 `;
 mkdirSync(join(benchDir, "results"), { recursive: true });
 writeFileSync(join(benchDir, "results/reconcile-overhead.md"), fragment);
