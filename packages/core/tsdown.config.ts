@@ -12,6 +12,8 @@ export default defineConfig(
       postgres: "src/postgres.ts",
       redis: "src/redis.ts",
       mysql: "src/mysql.ts",
+      prisma: "src/prisma.ts",
+      typeorm: "src/typeorm.ts",
       knex: "src/knex.ts",
       kysely: "src/kysely.ts",
       drizzle: "src/drizzle.ts",
