@@ -19,7 +19,7 @@ export {
 export {
   assertSupportedMysqlVersion,
   MYSQL_MINIMUM_VERSIONS,
-  MysqlServerVersionError,
   type MysqlServerVersion,
+  MysqlServerVersionError,
   parseMysqlVersion,
 } from "./version.js";

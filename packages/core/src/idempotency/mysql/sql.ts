@@ -138,8 +138,7 @@ WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW}) AND 
       // Inlined (a checked integer): some servers refuse a bound LIMIT in a prepared statement.
       return statement(`DELETE FROM ${t} WHERE expires_at <= ${NOW} LIMIT ${limit}`, []);
     },
-    lockAndClaimNew: (key, retentionMs) =>
-      statement(text.lockAndClaimNew, [key, key, millis(retentionMs), key]),
+    lockAndClaimNew: (key, retentionMs) => statement(text.lockAndClaimNew, [key, key, millis(retentionMs), key]),
     claimAgainLocked: (key, retentionMs) => statement(text.claimAgainLocked, [millis(retentionMs), key, key]),
     readLocked: (key) => statement(text.readLocked, [key, key, key]),
     unlock: (key) => statement(text.unlock, [key]),

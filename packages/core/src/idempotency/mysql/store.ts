@@ -209,7 +209,11 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
       });
     } catch (error) {
       // A connection lent after the limit goes straight back.
-      if (timedOut) lending.then((late) => late.release(), () => {});
+      if (timedOut)
+        lending.then(
+          (late) => late.release(),
+          () => {},
+        );
       throw unavailable("connect", error);
     }
     const running = send(lent, statement);
@@ -259,8 +263,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
 
 /**
  * One delivery's InnoDB transaction on one connection: `START TRANSACTION`, the claim (which takes the event's named
- * lock), the handlers' statements, `COMMIT` or `ROLLBACK`, then the lock freed. The delivery is answered as soon as
- * the COMMIT is; the lock is freed and the connection given back right after.
+ * lock), the handlers' statements, `COMMIT` or `ROLLBACK`, then the lock freed and the connection given back.
  */
 class MysqlTransaction implements IdempotencyTransaction {
   #open = false;
@@ -350,17 +353,23 @@ class MysqlTransaction implements IdempotencyTransaction {
       this.done(this.pooled);
       throw unavailable(statement, error);
     }
-    this.#unlockThenGiveBack();
+    await this.#unlockThenGiveBack();
   }
 
-  // The answer does not wait for the lock to be freed; the connection goes back only once it is.
-  #unlockThenGiveBack(): void {
+  // Before the delivery is answered: a redelivery right after the answer must find the event free (and completed),
+  // not still locked. A lock that cannot be freed goes with its connection.
+  async #unlockThenGiveBack(): Promise<void> {
     const key = this.#locked;
-    if (key === undefined) return this.done(false);
-    send(this.handle, this.statements.unlock(key)).then(
-      () => this.done(false),
-      () => this.done(this.pooled),
-    );
+    if (key === undefined) {
+      this.done(false);
+      return;
+    }
+    try {
+      await send(this.handle, this.statements.unlock(key));
+      this.done(false);
+    } catch {
+      this.done(this.pooled);
+    }
   }
 }
 
