@@ -11,6 +11,7 @@ export default defineProject({
     environment: "node",
     testTimeout: 20_000,
     // Finds redis-server (or builds it once on a machine without one) before the Redis-store tests start.
-    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup"],
+    // Also generates the Prisma client of the Prisma binding's tests, offline (test/prisma/generate.mjs).
+    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup", "./test/prisma/generate.mjs"],
   },
 });

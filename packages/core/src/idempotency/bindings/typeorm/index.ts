@@ -74,7 +74,9 @@ function abandonRunner(runner: RunnerInternals): void {
     runner.releasePostgresConnection(abandoned).catch(() => {});
     return;
   }
-  // mysql2: destroy() closes the socket and takes the connection out of the pool; TypeORM's release() then skips it.
+  // mysql2: destroy() ends the connection and takes it out of the pool (TypeORM's release() then skips it). A
+  // statement already sent may still finish, but the server rolls the transaction back once it sees the connection
+  // gone, and nothing can be sent after it.
   runner.isReleased = true;
   runner.databaseConnection?.destroy?.();
 }
