@@ -71,4 +71,41 @@ describe("a Postgres claim that committed after its time limit", () => {
       expect(runs).toEqual([id]);
     }, 30_000);
   }
+
+  it("in transactional mode leaves nothing behind: the claim is rolled back with its transaction", async () => {
+    const table = "late_claims_tx";
+    const store = new PostgresIdempotencyStore({ pool, table });
+    await store.ensureSchema();
+    const runs: string[] = [];
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+      idempotency: { store, transactional: true, leaseMs: 30_000, operationTimeoutMs: 300 },
+      logger: { warn: () => {}, error: () => {} },
+    }).on("payment.success", (event) => {
+      runs.push(String(event.data.qris_history_id));
+    });
+    // An idle connection in the pool, so the BEGIN and claim go out at once and wait in the frozen server.
+    expect((await receiver.handle(delivery("pg-late-tx-warm"))).status).toBe(200);
+    server.freeze();
+    let first: number;
+    try {
+      first = (await receiver.handle(delivery("pg-late-tx"))).status;
+      await sleep(FREEZE_MS);
+    } finally {
+      server.thaw();
+    }
+    expect(first).toBe(503);
+    // The provider's retry after the thaw (bounded quick retries: the rollback travels on the woken connection).
+    let status = 0;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20 && status !== 200; i++) {
+      if (i > 0) await sleep(100);
+      status = (await receiver.handle(delivery("pg-late-tx"))).status;
+      statuses.push(status);
+    }
+    console.log(`[late-claim] Postgres transactional, retries after the thaw: ${JSON.stringify(statuses)}`);
+    expect(statuses[0]).toBe(200);
+    expect(runs).toEqual(["pg-late-tx-warm", "pg-late-tx"]);
+  }, 30_000);
 });

@@ -54,7 +54,7 @@ async function instance(receiver: WebhookReceiver<"qris">): Promise<string> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const answer = await receiver.fetch(
       new Request(`http://127.0.0.1${req.url}`, {
-        method: req.method,
+        method: req.method ?? "POST",
         headers: { "content-type": String(req.headers["content-type"]) },
         body: Buffer.concat(chunks),
       }),
