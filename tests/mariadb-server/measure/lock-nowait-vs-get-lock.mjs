@@ -48,7 +48,7 @@ const variants = {
     return "claimed";
   },
 };
-async function deliver(variant, key, { holdMs = 0, isolation, pauseAfterClaimCheck = 0 } = {}) {
+async function deliver(variant, key, { holdMs = 0, isolation } = {}) {
   const c = await pool.getConnection();
   if (isolation) await c.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${isolation}`);
   else await c.query("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
