@@ -134,7 +134,7 @@ function failing(rules: { what: RegExp; times: number; failed?: number }[]): PgB
 
 it("retries a fetch and every settle that fails, until each event is settled once by its verdict", async () => {
   const name = "flaky";
-  const rules = [
+  const rules: { what: RegExp; times: number; failed?: number }[] = [
     { what: /ORDER BY start_after/, times: 3 }, // fetch
     { what: /state = 'completed'/, times: 3 }, // complete (done, and the dead event's original)
     { what: /jsonb_set\(data, '\{attempts\}'/, times: 2 }, // retry

@@ -80,6 +80,12 @@ export async function consumePgBossInbox(
 
   const settle = (what: string, call: () => Promise<unknown>) =>
     untilAnswered(call, { what, signal: abandon.signal, onFailure: warn });
+  const completions = groupCommit<HeldJob>(async (jobs) => {
+    await settle(`complete ${jobs.length} events`, () =>
+      sql(statements.complete, [name, jobs.map((job) => job.id), jobs.map((job) => job.retryCount), null]),
+    );
+    for (const job of jobs) holds.release(job.id);
+  });
 
   const loop = (async () => {
     let fetchFailures = 0;
@@ -122,30 +128,25 @@ export async function consumePgBossInbox(
   };
 
   // Runs a fetched batch, at most `concurrency` events at once. A retry or a dead letter is settled as soon as its
-  // verdict is known; the finished events of the batch are completed together, in one statement.
+  // verdict is known; finished events are completed together (group commit: those finishing while a completion is
+  // on its way go in the next one), so one slow handler holds back no other event's completion.
   async function runBatch(batch: FetchedJob[]) {
     for (const job of batch) holds.hold({ id: job.id, retryCount: job.retryCount });
-    const done: HeldJob[] = [];
     let next = 0;
     const runOne = async (job: FetchedJob) => {
       const verdict = await verdictOf(job);
-      if (verdict.kind === "done") {
-        done.push({ id: job.id, retryCount: job.retryCount });
-        return;
+      if (verdict.kind === "done") completions.add({ id: job.id, retryCount: job.retryCount });
+      else {
+        await settleFailure(job, verdict);
+        holds.release(job.id);
       }
-      await settleFailure(job, verdict);
-      holds.release(job.id);
     };
     await Promise.all(
       Array.from({ length: Math.min(concurrency, batch.length) }, async () => {
         while (next < batch.length) await runOne(batch[next++] as FetchedJob);
       }),
     );
-    if (done.length === 0) return;
-    await settle(`complete ${done.length} events`, () =>
-      sql(statements.complete, [name, done.map((job) => job.id), done.map((job) => job.retryCount), null]),
-    );
-    for (const job of done) holds.release(job.id);
+    await completions.idle();
   }
 
   async function verdictOf(job: FetchedJob): Promise<InboxVerdict> {
@@ -217,5 +218,31 @@ function startUpkeep(context: ConsumerContext, warn: (error: unknown, what: stri
       stopped = true;
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Calls `flush` with the items added since its last call, one call at a time: the first item waits for the end of
+ * the current turn of the event loop (events finishing together share a statement), later ones for the call on its
+ * way.
+ */
+export function groupCommit<T>(flush: (items: T[]) => Promise<void>): { add(item: T): void; idle(): Promise<void> } {
+  let pending: T[] = [];
+  let running: Promise<void> | undefined;
+  const drain = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (pending.length > 0) {
+      const items = pending;
+      pending = [];
+      await flush(items);
+    }
+    running = undefined;
+  };
+  return {
+    add(item) {
+      pending.push(item);
+      running ??= drain();
+    },
+    idle: () => running ?? Promise.resolve(),
   };
 }
