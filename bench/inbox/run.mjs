@@ -13,25 +13,43 @@
 //     context (on pg-boss each fetch reads the whole backlog, so the batch size decides the throughput). Engines
 //     alternate round by round. Goal: at least 1,000 events/s per engine with the tuned concurrency (median of the
 //     rounds, interval from the rounds).
+// (c) Draining a backlog: one worker (concurrency 100, no-op handler) through a queue holding 20,000, 100,000 and
+//     500,000 events (pre-filled in bulk), the three sizes back to back in each round, their order rotating. The inbox
+//     exists for long outages, after which its backlog is large: pg-boss 10's own fetch sorted every waiting event
+//     on each call (868 events/s at 100,000 against 2,618 at 20,000). Goal: the drain rate at 100,000 and at 500,000
+//     at least 0.8x the rate at 20,000 (median of the per-round ratios, interval from the rounds), per engine.
 // KIRIMBAYAR_BENCH_QUICK=1: one round of each, shorter runs (under a minute). Writes bench/results/inbox.md.
-import { randomUUID } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+// Flags: --backlog-only (part c only; replaces that section of inbox.md and keeps the others), --engines
+// pg-boss,bullmq, --backlog-rounds N (default 5), --backlog-sizes 20000,100000,500000.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createBullMqInbox } from "@kirimbayar/inbox/bullmq";
-import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer } from "@kirimbayar/test-redis-server";
 import { Redis } from "ioredis";
 import PgBoss from "pg-boss";
 import { measure, startProcess, stopAll } from "../lib/orders-route-load.mjs";
 import { formatInterval, goalComment, median, medianInterval, VERDICT_WORDS, verdict } from "../lib/stats.mjs";
+import { dropPgBossQueue, fillBullMq, fillPgBoss } from "./backlog.mjs";
 
 const ROUTE_GOAL = 0.5;
 const WORKER_GOAL = 1_000;
-const ENGINES = ["pg-boss", "bullmq"];
+const BACKLOG_GOAL = 0.8;
+const args = process.argv.slice(2);
+const flag = (name) => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+const ENGINES = (flag("--engines") ?? "pg-boss,bullmq").split(",").filter(Boolean);
+for (const engine of ENGINES) if (!["pg-boss", "bullmq"].includes(engine)) throw new Error(`unknown engine ${engine}`);
 const ROUTES = ["memory", ...ENGINES];
+const backlogOnly = args.includes("--backlog-only");
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
+/** (c) Backlog sizes; the first is the reference the others are compared with. */
+const BACKLOG_SIZES = (flag("--backlog-sizes") ?? (quick ? "2000,10000,50000" : "20000,100000,500000"))
+  .split(",")
+  .map(Number);
+const BACKLOG_ROUNDS = Number(flag("--backlog-rounds") ?? (quick ? 1 : 5));
 const DURATION_S = quick ? 2 : 3;
 const ROUTE_ROUNDS = quick ? 1 : 8;
 const CONNECTIONS = 50;
@@ -53,11 +71,7 @@ const queueName = (what) => `bench-${what}-${process.pid}-${++queues}`;
 /** Empties what a run left in the queues (outside the timed window). */
 async function dropQueue(engine, name) {
   if (engine === "pg-boss") {
-    for (const queue of [name, `${name}-dead`]) {
-      // pg-boss 10 refuses to delete a queue that still holds jobs.
-      await boss.getDb().executeSql("DELETE FROM pgboss.job WHERE name = $1", [queue]);
-      await boss.deleteQueue(queue);
-    }
+    await dropPgBossQueue(boss, name); // pg-boss 10 refuses to delete a queue that still holds jobs
   } else if (engine === "bullmq") {
     await redisClient.flushall();
   }
@@ -75,67 +89,37 @@ async function measureRoute(kind, round) {
 }
 
 /**
- * (b) Pre-fills a queue with EVENTS events, then times one worker process through them. pg-boss's queue is filled
- * in bulk (`boss.insert`, the jobs `enqueue` would write, 1,000 per statement), BullMQ's through `inbox.enqueue`
- * (fast enough); the fill is not timed.
+ * (b, c) Pre-fills a queue with `events` events (backlog.mjs; not timed), then times one worker process through
+ * them.
  */
-async function measureWorker(engine, round, concurrency) {
-  const name = queueName(`worker-${engine}-${concurrency}`);
-  const message = (i) => ({
-    key: `orders:${round}:${concurrency}:${i}`,
-    source: "orders",
-    body: JSON.stringify({ order_no: `ORD-W-${round}-${i}`, cnote: `JP${i}`, status: "Dikirim" }),
-    receivedAt: Date.now(),
-  });
-  if (engine === "pg-boss") {
-    await createPgBossInbox({ boss, name }); // creates the queue and its dead-letter queue
-    const keepUntil = new Date(Date.now() + 30 * 24 * 60 * 60_000).toISOString();
-    for (let from = 0; from < EVENTS; from += 1_000) {
-      const jobs = Array.from({ length: Math.min(1_000, EVENTS - from) }, (_, j) => ({
-        id: randomUUID(),
-        name,
-        data: { message: message(from + j) },
-        retryLimit: 1_000_000,
-        retryDelay: 1,
-        retryBackoff: true,
-        expireInSeconds: 900,
-        keepUntil,
-      }));
-      await boss.insert(jobs);
-    }
-  } else {
-    const inbox = await createBullMqInbox({ connection: { host: "127.0.0.1", port: redis.port }, name });
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 50 }, async () => {
-        while (next < EVENTS) await inbox.enqueue(message(next++));
-      }),
-    );
-    await inbox.close();
-  }
+async function measureWorker(engine, round, concurrency, events = EVENTS) {
+  const name = queueName(`worker-${engine}-${concurrency}-${events}`);
+  const tag = `${round}:${concurrency}:${events}`;
+  if (engine === "pg-boss") await fillPgBoss(boss, name, events, tag);
+  else await fillBullMq(redis.port, name, events, tag);
   const target = engine === "pg-boss" ? postgres.url : String(redis.port);
   try {
     const { child, match } = await startProcess(
       process.execPath,
-      [join(here, "worker-run.mjs"), engine, target, name, String(EVENTS), String(concurrency)],
+      [join(here, "worker-run.mjs"), engine, target, name, String(events), String(concurrency)],
       /done (\d+) ([\d.]+)/,
-      150_000,
+      workerTimeLimitMs(events) + 30_000,
     );
     await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve()));
     const ms = Number(match[2]);
-    return { eventsPerS: (EVENTS / ms) * 1000, ms };
+    return { eventsPerS: (events / ms) * 1000, ms };
   } finally {
     await dropQueue(engine, name);
   }
 }
 
-try {
-  [postgres, redis] = await Promise.all([startPostgresServer(), startRedisServer()]);
-  redisClient = new Redis({ host: "127.0.0.1", port: redis.port });
-  boss = new PgBoss({ connectionString: postgres.url, max: 10, schedule: false, supervise: false });
-  boss.on("error", () => {});
-  await boss.start(); // installs pg-boss's schema for the servers and workers
+/** How long worker-run.mjs gives itself for `events` (the same formula). */
+function workerTimeLimitMs(events) {
+  return 120_000 + events * 2;
+}
 
+/** Parts (a) and (b): their section of the fragment. */
+async function routesAndWorkers() {
   // (a) Routes.
   for (const kind of ROUTES) await measureRoute(kind, "warmup"); // JIT, loopback and pool warm-up
   const routeRuns = Object.fromEntries(ROUTES.map((kind) => [kind, []]));
@@ -255,8 +239,98 @@ ${[
     ),
 ].join("\n")}
 `;
+  return fragment;
+}
+
+const BACKLOG_START = "<!-- section: backlog drain -->";
+
+/** Part (c): each round drains every backlog size once (rotating order); returns its section of the fragment. */
+async function backlogDrain() {
+  const runs = Object.fromEntries(
+    ENGINES.map((engine) => [engine, Object.fromEntries(BACKLOG_SIZES.map((n) => [n, []]))]),
+  );
+  for (let round = 1; round <= BACKLOG_ROUNDS; round++) {
+    for (const engine of round % 2 === 1 ? ENGINES : [...ENGINES].reverse()) {
+      const order = BACKLOG_SIZES.map((_, i) => BACKLOG_SIZES[(i + round) % BACKLOG_SIZES.length]);
+      for (const events of order) {
+        const run = await measureWorker(engine, `backlog-${round}`, TUNED, events);
+        console.log(
+          `backlog round ${round} ${engine} ${events} waiting: ${Math.round(run.eventsPerS)} events/s (${Math.round(run.ms)} ms)`,
+        );
+        runs[engine][events].push(run);
+      }
+    }
+  }
+  const [reference, ...larger] = BACKLOG_SIZES;
+  const verdicts = ENGINES.flatMap((engine) =>
+    larger.map((events) => {
+      const ratios = runs[engine][events].map((run, i) => run.eventsPerS / runs[engine][reference][i].eventsPerS);
+      const interval = medianInterval(ratios);
+      return {
+        engine,
+        events,
+        ratios,
+        ratio: median(ratios),
+        interval,
+        result: verdict(interval, BACKLOG_GOAL, "at-least"),
+      };
+    }),
+  );
+  const count = (n) => n.toLocaleString("en-US");
+  return `${BACKLOG_START}
+**(c) Draining a backlog.** One worker process (\`startInboxWorker\`, concurrency ${TUNED}, memory idempotency store,
+no-op handler) through a queue holding ${BACKLOG_SIZES.map(count).join(", ")} events (pg-boss: one \`INSERT ... SELECT
+generate_series\` of the rows \`enqueue\` writes; BullMQ: \`inbox.enqueue\`), from the worker's start to the last
+handler; in each of ${BACKLOG_ROUNDS} round(s) every size once, the order rotating. Goal: the rate with ${larger.map(count).join(" and with ")} waiting
+at least ${BACKLOG_GOAL}x the rate with ${count(reference)} (median of the per-round ratios).${quick ? " **Quick mode: not figures to quote.**" : ""}
+
+| Engine | waiting | events/s (median) | per round | / ${count(reference)} (median) |
+| --- | ---: | ---: | --- | ---: |
+${ENGINES.flatMap((engine) =>
+  BACKLOG_SIZES.map((events) => {
+    const rates = runs[engine][events].map((run) => run.eventsPerS);
+    const v = verdicts.find((x) => x.engine === engine && x.events === events);
+    return `| ${engine} | ${count(events)} | ${Math.round(median(rates))} | ${rates.map((r) => Math.round(r)).join(", ")} | ${v ? `${v.ratio.toFixed(2)}x` : "1.00x"} |`;
+  }),
+).join("\n")}
+
+${verdicts
+  .map(
+    (v) =>
+      `${v.engine}, ${count(v.events)} waiting / ${count(reference)}: **${v.ratio.toFixed(2)}x**, interval ${formatInterval(v.interval)} (goal at least ${BACKLOG_GOAL.toFixed(2)}x): **${VERDICT_WORDS[v.result]}**. Per round: ${v.ratios.map((r) => r.toFixed(2)).join(", ")}.`,
+  )
+  .join("\n\n")}
+
+${verdicts
+  .map((v) =>
+    goalComment({
+      what: `one inbox worker on ${v.engine} draining ${count(v.events)} waiting vs ${count(reference)} (events/s)`,
+      measured: `${v.ratio.toFixed(2)}x`,
+      target: `>= ${BACKLOG_GOAL.toFixed(2)}x`,
+      result: v.result,
+      interval: formatInterval(v.interval),
+    }),
+  )
+  .join("\n")}
+`;
+}
+
+try {
+  [postgres, redis] = await Promise.all([startPostgresServer(), startRedisServer()]);
+  redisClient = new Redis({ host: "127.0.0.1", port: redis.port });
+  boss = new PgBoss({ connectionString: postgres.url, max: 10, schedule: false, supervise: false });
+  boss.on("error", () => {});
+  await boss.start(); // installs pg-boss's schema for the servers and workers
+
+  const sections = [];
+  if (!backlogOnly) sections.push(await routesAndWorkers());
+  sections.push(await backlogDrain());
   mkdirSync(join(benchDir, "results"), { recursive: true });
-  writeFileSync(join(benchDir, "results/inbox.md"), fragment);
+  const path = join(benchDir, "results/inbox.md");
+  // A backlog-only run replaces its own section and keeps the figures of the last full run.
+  const kept = backlogOnly && existsSync(path) ? readFileSync(path, "utf8").split(BACKLOG_START)[0] : "";
+  const fragment = `${kept.trimEnd()}${kept ? "\n\n" : ""}${sections.join("\n")}`;
+  writeFileSync(path, fragment);
   console.log(fragment);
 } finally {
   await stopAll();

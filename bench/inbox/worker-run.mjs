@@ -8,7 +8,7 @@ import { startInboxWorker } from "@kirimbayar/inbox";
 const [engine, target, queue, eventsArg, concurrencyArg] = process.argv.slice(2);
 const events = Number(eventsArg);
 const concurrency = Number(concurrencyArg);
-const TIME_LIMIT_MS = 120_000;
+const TIME_LIMIT_MS = 120_000 + events * 2; // run.mjs allows as long
 const closers = [];
 
 let inbox;
