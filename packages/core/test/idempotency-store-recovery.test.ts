@@ -148,10 +148,12 @@ describe("Redis killed and restarted", () => {
   // As the README advises: no offline queue, and a reconnect back-off below the store's time limit (1 s).
   const backOff = (tries: number) => Math.min(tries * 50, 500);
 
+  // With the clients' default back-off (growing to 2 s, plus up to 200 ms of jitter for node-redis) the client may
+  // come back after the first delivery's time limit: the provider's next retries are processed once it does.
   for (const advised of [true, false]) {
     const settings = advised ? "back-off capped at 500 ms" : "the client's default back-off (up to 2 s)";
 
-    it(`ioredis, ${settings}: ${advised ? "the first delivery after the restart succeeds" : "processed within 2.5 s"}`, async () => {
+    it(`ioredis, ${settings}: ${advised ? "the first delivery after the restart succeeds" : "processed within 3.5 s"}`, async () => {
       const client = new IORedis(redis.port, "127.0.0.1", {
         enableOfflineQueue: false,
         lazyConnect: true,
@@ -165,10 +167,10 @@ describe("Redis killed and restarted", () => {
       const store = new RedisIdempotencyStore({ client, keyPrefix: `recovery:io:${advised}:` });
       const recovered = await outage(`ioredis-${advised ? "advised" : "default"}`, receiver(store, runs), runs, redis);
       if (advised) expect(recovered.first).toBe(200);
-      else expect(recovered.processedMs).toBeLessThan(2_500);
+      else expect(recovered.processedMs).toBeLessThan(3_500);
     }, 60_000);
 
-    it(`node-redis, ${settings}: ${advised ? "the first delivery after the restart succeeds" : "processed within 2.5 s"}`, async () => {
+    it(`node-redis, ${settings}: ${advised ? "the first delivery after the restart succeeds" : "processed within 3.5 s"}`, async () => {
       const client = createClient({
         url: redis.url,
         disableOfflineQueue: true,
@@ -186,7 +188,7 @@ describe("Redis killed and restarted", () => {
         redis,
       );
       if (advised) expect(recovered.first).toBe(200);
-      else expect(recovered.processedMs).toBeLessThan(2_500);
+      else expect(recovered.processedMs).toBeLessThan(3_500);
     }, 60_000);
   }
 });
