@@ -191,4 +191,28 @@ describe("Redis killed and restarted", () => {
       else expect(recovered.processedMs).toBeLessThan(3_500);
     }, 60_000);
   }
+
+  it("a command that waited past its time limit for the reconnect is never sent (no offline queue by the back door)", async () => {
+    const client = new IORedis(redis.port, "127.0.0.1", {
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => 100,
+    });
+    client.on("error", () => {});
+    await client.connect();
+    closers.push(() => client.disconnect());
+    const store = new RedisIdempotencyStore({ client, keyPrefix: "recovery:stale:", operationTimeoutMs: 200 });
+    await redis.crash();
+    for (let i = 0; i < 50 && client.status === "ready"; i++) await sleep(10);
+    await expect(store.claim("stale", "owner-1", 60_000)).rejects.toThrow(/did not answer within 200 ms/);
+    await redis.start();
+    for (let i = 0; i < 100 && client.status !== "ready"; i++) await sleep(20);
+    expect(client.status).toBe("ready");
+    await sleep(100);
+    // The restarted server (no persistence) has run no script: the timed-out claim did not follow the reconnect.
+    const stats = String(await client.call("INFO", "commandstats"));
+    expect(stats).not.toMatch(/cmdstat_eval:/);
+    expect(await store.claim("stale", "owner-2", 60_000)).toEqual({ state: "claimed", attempt: 1 });
+  }, 30_000);
 });
