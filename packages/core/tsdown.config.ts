@@ -18,6 +18,7 @@ export default defineConfig(
       kysely: "src/kysely.ts",
       drizzle: "src/drizzle.ts",
       sequelize: "src/sequelize.ts",
+      telemetry: "src/telemetry.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

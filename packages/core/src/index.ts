@@ -10,5 +10,6 @@ export * from "./payment/index.js";
 export * from "./qris/index.js";
 export * from "./reconcile/index.js";
 export * from "./shipping/index.js";
+export { webhookTelemetry } from "./telemetry/webhook-telemetry.js";
 export { SDK_NAME } from "./version.js";
 export * from "./webhooks.js";

@@ -5,7 +5,8 @@ import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetri
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createReconciler } from "../src/reconcile/reconciler.js";
-import { createWebhookReceiver, type KirimbayarTelemetry, tokenVerifier } from "../src/webhooks.js";
+import { webhookTelemetry } from "../src/telemetry.js";
+import { createWebhookReceiver, tokenVerifier, type WebhookTelemetry } from "../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 class CollectingReader extends MetricReader {
@@ -20,14 +21,17 @@ const TOKEN = "otel-token";
 const quiet = { warn: () => {}, error: () => {} };
 let spans: InMemorySpanExporter;
 let reader: CollectingReader;
-let telemetry: KirimbayarTelemetry;
+let telemetry: WebhookTelemetry;
 
 beforeEach(() => {
   spans = new InMemorySpanExporter();
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
   reader = new CollectingReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
-  telemetry = { tracer: tracerProvider.getTracer("kirimbayar"), meter: meterProvider.getMeter("kirimbayar") };
+  telemetry = webhookTelemetry({
+    tracer: tracerProvider.getTracer("kirimbayar"),
+    meter: meterProvider.getMeter("kirimbayar"),
+  });
 });
 
 /** Data points of one metric, as `{ attributes, value }`. */
@@ -112,11 +116,23 @@ describe("receiver telemetry", () => {
     const qris = createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
-      telemetry: noop,
+      telemetry: webhookTelemetry(noop),
       logger: quiet,
     }).on("payment.success", () => {});
     expect((await qris.handle(deliver("n-1"))).status).toBe(200);
     expect(spans.getFinishedSpans()).toEqual([]);
+    expect(webhookTelemetry({}).forSource("qris")).toBeUndefined();
+  });
+
+  it("refuses a bare tracer and meter, naming webhookTelemetry, when the receiver is built", () => {
+    const bare = { tracer: telemetry.tracer, meter: telemetry.meter } as unknown as WebhookTelemetry;
+    expect(() =>
+      createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+        telemetry: bare,
+      }),
+    ).toThrow(/webhookTelemetry\(\{ tracer, meter \}\) of "@kirimbayar\/core\/telemetry"/);
   });
 });
 

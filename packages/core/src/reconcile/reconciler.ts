@@ -2,7 +2,7 @@ import { RateLimitError } from "../errors/api-error.js";
 import { ConfigurationError, RequestValidationError, type ValidationIssue } from "../errors/validation.js";
 import { type KirimbayarTelemetry, SPAN_ERROR, SPAN_OK } from "../telemetry/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../webhooks/logger.js";
-import type { AppliedEvent } from "../webhooks/receiver.js";
+import type { AppliedEvent } from "../webhooks/receiver-types.js";
 import { PollLimits } from "./poll-limits.js";
 import {
   type GatewayPaymentRecord,

@@ -8,4 +8,6 @@ export type {
   SpanLike,
   TelemetryAttributes,
   TracerLike,
+  WebhookSourceTelemetry,
+  WebhookTelemetry,
 } from "./types.js";

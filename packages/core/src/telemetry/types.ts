@@ -56,6 +56,28 @@ export interface KirimbayarTelemetry {
   meter?: MeterLike;
 }
 
+/** The spans and metrics of one receiver's deliveries (see {@link WebhookTelemetry}). */
+export interface WebhookSourceTelemetry {
+  /** Starts the span of one delivery (`origin`: webhook, reconciliation, inbox); call the result with the answer. */
+  delivery(origin: string): (status: number, body: string, error?: unknown) => void;
+  /** Records how long the handlers of one event ran. */
+  handlerRan(event: string, milliseconds: number, failed: boolean): void;
+}
+
+/**
+ * What a webhook receiver reports to (`createWebhookReceiver({ telemetry })`): OpenTelemetry's tracer and meter
+ * wrapped by `webhookTelemetry()` of `@kirimbayar/core/telemetry`, so that a receiver without telemetry bundles no
+ * telemetry code. It is a {@link KirimbayarTelemetry} too: pass the same object to the reconciler, the clients and
+ * inbox workers.
+ *
+ * @example
+ * const telemetry = webhookTelemetry({ tracer: trace.getTracer("kirimbayar"), meter: metrics.getMeter("kirimbayar") });
+ */
+export interface WebhookTelemetry extends KirimbayarTelemetry {
+  /** The spans and metrics of a receiver of `source`; `undefined` when there is neither a tracer nor a meter. */
+  forSource(source: string): WebhookSourceTelemetry | undefined;
+}
+
 /** OpenTelemetry's `SpanStatusCode` values. */
 export const SPAN_OK = 1;
 export const SPAN_ERROR = 2;

@@ -7,7 +7,30 @@ import {
   SPAN_OK,
   type SpanLike,
   type TracerLike,
+  type WebhookSourceTelemetry,
+  type WebhookTelemetry,
 } from "./types.js";
+
+/**
+ * Wraps OpenTelemetry's tracer and meter for webhook receivers: a `kirimbayar.webhook.delivery` span per delivery,
+ * deliveries counted by source, outcome and status, duplicates, and the handlers' duration. The result is also what
+ * the reconciler, the clients and inbox workers take as `telemetry`, so one object serves them all. Receivers take
+ * only this (not the bare tracer and meter), so that an app without telemetry bundles none of this code.
+ *
+ * @example
+ * import { metrics, trace } from "@opentelemetry/api";
+ * import { webhookTelemetry } from "@kirimbayar/core/telemetry";
+ * const telemetry = webhookTelemetry({ tracer: trace.getTracer("kirimbayar"), meter: metrics.getMeter("kirimbayar") });
+ * const qris = createWebhookReceiver({ source: "qris", verify, telemetry });
+ */
+export function webhookTelemetry(telemetry: KirimbayarTelemetry): WebhookTelemetry {
+  const otel: KirimbayarTelemetry = { ...telemetry };
+  return {
+    ...otel,
+    forSource: (source) =>
+      otel.tracer === undefined && otel.meter === undefined ? undefined : new SourceTelemetry(source, otel),
+  };
+}
 
 /** What a delivery came to, as telemetry names it (`kirimbayar.outcome`). */
 export type DeliveryOutcome = "processed" | "duplicate" | "queued" | "in_progress" | "refused" | "failed";
@@ -25,10 +48,9 @@ export function outcomeOf(status: number, body: string): DeliveryOutcome {
 /**
  * A receiver's spans and metrics: a `kirimbayar.webhook.delivery` span per delivery (source, status, outcome),
  * `kirimbayar.webhook.deliveries` counted by source, outcome and status, `kirimbayar.webhook.duplicates`, and
- * `kirimbayar.webhook.handler.duration` (ms) by source and event. Built once per receiver; without telemetry the
- * receiver builds none.
+ * `kirimbayar.webhook.handler.duration` (ms) by source and event. Built once per receiver.
  */
-export class WebhookTelemetry {
+class SourceTelemetry implements WebhookSourceTelemetry {
   readonly #tracer: TracerLike | undefined;
   readonly #deliveries: CounterLike | undefined;
   readonly #duplicates: CounterLike | undefined;

@@ -8,6 +8,8 @@ export type {
   SpanLike,
   TelemetryAttributes,
   TracerLike,
+  WebhookSourceTelemetry,
+  WebhookTelemetry,
 } from "../telemetry/index.js";
 export type { EventOrigin, WebhookContext } from "./context.js";
 export type { WebhookHeadersInput, WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
@@ -20,21 +22,19 @@ export {
 } from "./inbox.js";
 export { type JsonParseResult, parseUntrustedJson, type UntrustedJsonOptions } from "./json.js";
 export { type AnyLogger, type FieldsFirstLogger, type WebhookLogger, webhookLoggerOf } from "./logger.js";
-export {
-  type AnyWebhookReceiver,
-  type AppliedEvent,
-  createWebhookReceiver,
-  DEFAULT_BODY_READ_TIMEOUT_MS,
-  DEFAULT_MAX_BODY_BYTES,
-  type SourceWebhookReceiver,
-  type WebhookErrorContext,
-  type WebhookErrorHandler,
-  type WebhookErrorStage,
-  type TransactionalIdempotencyOptions,
-  type WebhookIdempotencyOptions,
-  type WebhookReceiver,
-  type WebhookReceiverOptions,
-} from "./receiver.js";
+export { createWebhookReceiver, DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./receiver.js";
+export type {
+  AnyWebhookReceiver,
+  AppliedEvent,
+  SourceWebhookReceiver,
+  TransactionalIdempotencyOptions,
+  WebhookErrorContext,
+  WebhookErrorHandler,
+  WebhookErrorStage,
+  WebhookIdempotencyOptions,
+  WebhookReceiver,
+  WebhookReceiverOptions,
+} from "./receiver-types.js";
 export type { WebhookHandler } from "./registry.js";
 export {
   type OrderStatus,

@@ -1,5 +1,6 @@
 import { WebhookConfigurationError } from "./errors.js";
-import { createWebhookReceiver, type WebhookReceiver, type WebhookReceiverOptions } from "./receiver.js";
+import { createWebhookReceiver } from "./receiver.js";
+import type { WebhookReceiver, WebhookReceiverOptions } from "./receiver-types.js";
 import type { WebhookSource } from "./verifiers/types.js";
 
 /**

@@ -1,6 +1,43 @@
+import type { ReceivedDelivery } from "../context.js";
+import type { WebhookHttpResponse } from "../contract.js";
 import { type InboxEnqueueResult, type InboxMessage, InboxUnavailableError, type WebhookInbox } from "../inbox.js";
+import type { ReceiverConfig } from "../receiver-config.js";
+import { fixedWebhookResponse, webhookResponse } from "../response.js";
+import type { Outcome } from "./direct.js";
+import type { FailureReports } from "./report.js";
 import { timeLimited } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
+
+const queued = fixedWebhookResponse(200, "Webhook queued");
+const duplicateOfQueued = fixedWebhookResponse(200, "Duplicate of an event already queued");
+
+/**
+ * Inbox mode (`createWebhookReceiver({ inbox })`): a verified, parsed webhook is written to `inbox` under its key and
+ * answered 200 once written, 503 when the queue cannot take it; its handlers run later in a worker.
+ */
+export function inboxDelivery(
+  inbox: WebhookInbox,
+  config: ReceiverConfig,
+  reports: FailureReports,
+): (key: string, event: unknown, delivery: ReceivedDelivery) => Outcome {
+  const { source, logger, settings } = config;
+  async function inboxUnavailable(error: unknown, event: unknown): Promise<WebhookHttpResponse> {
+    logger.error?.("Inbox unavailable while queueing a webhook", { source, error });
+    await reports.report(error, { source, stage: "inbox", status: 503, event });
+    return webhookResponse(503, "Inbox unavailable; retry later");
+  }
+  return (key, event, delivery) => {
+    // The body parsed, so it is valid UTF-8 text.
+    const message: InboxMessage = { key, source, body: delivery.body.text() as string, receivedAt: delivery.now };
+    const written = enqueueEvent(inbox, message, settings.operationTimeoutMs);
+    if (written instanceof Promise) return written.then(queuedAnswer, (error) => inboxUnavailable(error, event));
+    return queuedAnswer(written);
+  };
+}
+
+function queuedAnswer(result: InboxEnqueueResult): WebhookHttpResponse {
+  return result === "queued" ? queued() : duplicateOfQueued();
+}
 
 /**
  * The enqueue stage of an inbox-mode receiver (in place of claim → run → complete): writes the verified event to

@@ -2,23 +2,14 @@ import type { ClaimResult, IdempotencyTransaction, TransactionalIdempotencyStore
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { WebhookHandler } from "../registry.js";
-import type { WebhookSource } from "../verifiers/types.js";
+import { webhookResponse } from "../response.js";
+import { duplicateInProgress, duplicateOfCompleted, processed } from "./answers.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import type { IdempotencySettings } from "./idempotency-settings.js";
+import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
-
-/** How the transactional stage reports back to the receiver, which owns the answers and error reporting. */
-export interface TransactionalOutcomes {
-  processed(): WebhookHttpResponse;
-  duplicateOfCompleted(): WebhookHttpResponse;
-  duplicateInProgress(): WebhookHttpResponse;
-  /** The store could not open or claim: nothing ran. */
-  storeUnavailable(error: unknown): Promise<WebhookHttpResponse>;
-  /** A handler failed or ran out of time, or the commit failed: everything was (or will be) rolled back. */
-  failed(error: unknown, context: DeliveryContext, stage: "handler" | "idempotency"): Promise<WebhookHttpResponse>;
-}
 
 /** Why a transaction did not commit. */
 interface Failure {
@@ -39,12 +30,11 @@ interface Failure {
  */
 export async function runInTransaction(
   settings: IdempotencySettings,
-  source: WebhookSource,
+  reports: FailureReports,
   key: string,
   handlers: readonly WebhookHandler<unknown>[],
   event: unknown,
   delivery: ReceivedDelivery,
-  outcomes: TransactionalOutcomes,
 ): Promise<WebhookHttpResponse> {
   const store = settings.store as unknown as TransactionalIdempotencyStore;
   const timeout = settings.operationTimeoutMs;
@@ -58,31 +48,52 @@ export async function runInTransaction(
       (late) => rollBack(late, timeout),
     );
   } catch (error) {
-    return outcomes.storeUnavailable(error);
+    return reports.storeUnavailable(error, event);
   }
   try {
     claimed = await storeOperation(() => transaction.claim(key, settings.retentionMs), timeout, "claim");
   } catch (error) {
     await rollBack(transaction, timeout);
-    return outcomes.storeUnavailable(error);
+    return reports.storeUnavailable(error, event);
   }
   if (claimed.state !== "claimed") {
     await rollBack(transaction, timeout);
-    return claimed.state === "completed" ? outcomes.duplicateOfCompleted() : outcomes.duplicateInProgress();
+    return claimed.state === "completed" ? duplicateOfCompleted() : duplicateInProgress();
   }
-  const context = new DeliveryContext(source, key, claimed.attempt, delivery, transaction.handle);
+  const context = new DeliveryContext(reports.source, key, claimed.attempt, delivery, transaction.handle);
   let ran: MaybeAsync<void>;
   try {
     ran = runHandlers(handlers, event, context);
     if (ran instanceof Promise && (await withinHandlerTimeLimit(ran, settings.handlerTimeoutMs)) === TIMED_OUT) {
-      return outOfTime(ran, transaction, context, settings, outcomes);
+      return outOfTime(ran, transaction, event, context, settings, reports);
     }
   } catch (error) {
     await rollBack(transaction, timeout);
-    return outcomes.failed(error, context, "handler");
+    return failed(reports, { error, stage: "handler" }, event, context);
   }
   const failure = await commit(transaction, timeout);
-  return failure === undefined ? outcomes.processed() : outcomes.failed(failure.error, context, failure.stage);
+  return failure === undefined ? processed() : failed(reports, failure, event, context);
+}
+
+// A handler failed or ran out of time, or the commit failed: everything was (or will be) rolled back, and the
+// delivery is answered 500 so that it is tried again.
+async function failed(
+  reports: FailureReports,
+  { error, stage }: Failure,
+  event: unknown,
+  context: DeliveryContext,
+): Promise<WebhookHttpResponse> {
+  const source = reports.source;
+  if (stage === "idempotency") {
+    reports.logger.error?.("Could not commit a webhook's transaction; it was rolled back", { source, error });
+  }
+  await reports.report(stage === "handler" ? error : storeError(error), { source, stage, status: 500, event, context });
+  return webhookResponse(
+    500,
+    stage === "handler"
+      ? "The webhook handler failed; the delivery will be retried"
+      : "Could not commit the webhook's transaction; the delivery will be retried",
+  );
 }
 
 // The handlers are still running at their time limit. Abandoning the transaction frees its connection and makes
@@ -91,9 +102,10 @@ export async function runInTransaction(
 function outOfTime(
   running: Promise<void>,
   transaction: IdempotencyTransaction,
+  event: unknown,
   context: DeliveryContext,
   settings: IdempotencySettings,
-  outcomes: TransactionalOutcomes,
+  reports: FailureReports,
 ): Promise<WebhookHttpResponse> {
   const error = handlerTimeoutError(settings.handlerTimeoutMs);
   context.abortHandlers(error);
@@ -109,9 +121,9 @@ function outOfTime(
           return { error: lateError, stage: "handler" };
         },
       )
-      .then((late) => late && outcomes.failed(late.error, context, late.stage));
+      .then((late) => late && failed(reports, late, event, context));
   }
-  return outcomes.failed(error, context, "handler");
+  return failed(reports, { error, stage: "handler" }, event, context);
 }
 
 async function commit(transaction: IdempotencyTransaction, timeoutMs: number): Promise<Failure | undefined> {
