@@ -180,3 +180,50 @@ it("retries a fetch and every settle that fails, until each event is settled onc
   const kept = (retriedJob?.data ?? {}) as { attempts?: { error: string }[] };
   expect(kept.attempts?.map((a) => a.error)).toEqual(["first try failed"]);
 }, 60_000);
+
+it("fences every settle by the try: a worker whose hold was taken back completes nothing of the new holder's", async () => {
+  const name = "fenced";
+  let completes = 0;
+  const counted = new Proxy(boss, {
+    get(target, property, receiver) {
+      if (property === "getDb") {
+        return () => ({
+          async executeSql(text: string, values: unknown[]) {
+            const result = await target.getDb().executeSql(text, values);
+            if (/state = 'completed'/.test(text)) completes += 1;
+            return result;
+          },
+        });
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as unknown as PgBossLike;
+  const inbox = await createPgBossInbox({ boss: counted, name, pollingIntervalMs: 50, logger: silent });
+  await inbox.enqueue(message("qris:payment.success:fenced-1"));
+  let gate: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    gate = resolve;
+  });
+  let started = false;
+  const consumer = await inbox.consume(async () => {
+    started = true;
+    await opened;
+    return { kind: "done" };
+  });
+  try {
+    await until(() => started, 10_000, "the try to start");
+    // The hold is taken back (as the reaper does once it ran out) and another worker takes the event.
+    await db.query("UPDATE pgboss.job SET state = 'retry', start_after = now() - interval '1 second' WHERE name = $1", [
+      name,
+    ]);
+    const [taken] = await boss.fetch(name, { includeMetadata: true });
+    expect(taken?.retryCount).toBe(1);
+    gate();
+    await until(() => completes > 0, 10_000, "the first worker's completion");
+    const [job] = [...(await states(name)).values()];
+    expect(job).toMatchObject({ state: "active", retryCount: 1 });
+  } finally {
+    await consumer.stop({ timeoutMs: 2_000 });
+  }
+}, 60_000);
