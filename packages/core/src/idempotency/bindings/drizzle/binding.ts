@@ -1,13 +1,14 @@
+import { WebhookConfigurationError } from "../../../webhooks/errors.js";
 import type { SqlBinding, SqlResult } from "../../sql/binding.js";
 import { closeDriverConnection } from "../shared/driver-connection.js";
 import { driverResult } from "../shared/driver-result.js";
-import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { describeGiven, wrongObject } from "../wrong-object.js";
 
 const EXPECTED = "a Drizzle database over a pg Pool (drizzle-orm/node-postgres) or a mysql2 Pool (drizzle-orm/mysql2)";
 
 /** What the binding needs of a Drizzle database; its transaction type is taken from `transaction`'s callback. */
 export interface DrizzleDatabaseLike {
-  transaction(callback: (tx: never) => Promise<unknown>): Promise<unknown>;
+  transaction(callback: (tx: unknown) => Promise<unknown>): Promise<unknown>;
 }
 
 /** The transaction object a Drizzle database hands to `db.transaction(async (tx) => …)`. */
@@ -22,9 +23,9 @@ interface DriverClient {
   query(sql: string, values: unknown[]): Promise<unknown>;
 }
 
-/** Where Drizzle keeps its session (`db._.session`), and the session's client. */
+/** Where Drizzle keeps its session (on databases and transactions of every driver), and the session's client. */
 interface DrizzleInternals {
-  _?: { session?: { client?: unknown; constructor?: unknown } };
+  session?: { client?: unknown; constructor?: unknown };
 }
 
 const ENTITY_KIND = Symbol.for("drizzle:entityKind");
@@ -49,22 +50,24 @@ const ENTITY_KIND = Symbol.for("drizzle:entityKind");
  * const store = new PostgresIdempotencyStore({ binding: drizzleBinding(db) });
  */
 export function drizzleBinding<D extends DrizzleDatabaseLike>(db: D): SqlBinding<DrizzleTransactionOf<D>> {
-  const session = (db as DrizzleInternals | null | undefined)?._?.session;
+  const session = (db as DrizzleInternals | null | undefined)?.session;
   const kind = (session?.constructor as { [ENTITY_KIND]?: unknown } | undefined)?.[ENTITY_KIND];
   if (typeof db?.transaction !== "function" || (kind !== "NodePgSession" && kind !== "MySql2Session")) {
-    throw wrongLibraryObject("drizzleBinding", EXPECTED, kindOf(db));
+    throw wrongObject("drizzleBinding", EXPECTED, db);
   }
   if (!isPool(session?.client)) {
-    throw wrongLibraryObject("drizzleBinding", EXPECTED, `a Drizzle database over ${kindOf(session?.client)}`);
+    throw new WebhookConfigurationError(
+      `drizzleBinding expects ${EXPECTED}; got a Drizzle database over ${describeGiven(session?.client)}. Create it over a pool: drizzle(pool).`,
+    );
   }
-  const clientOf = (target: unknown) => (target as DrizzleInternals)._?.session?.client as DriverClient;
+  const clientOf = (target: unknown) => (target as DrizzleInternals).session?.client as DriverClient;
   // Drivers' connections emit `error` when their backend dies; pg's pool listens only while a connection is idle.
   const listening = new WeakSet<object>();
 
   return {
     library: "drizzle",
     transaction(work) {
-      return db.transaction(async (tx: never) => {
+      return db.transaction(async (tx: unknown) => {
         const client = clientOf(tx) as DriverClient & { on?: (event: "error", listener: () => void) => unknown };
         if (!listening.has(client)) {
           listening.add(client);

@@ -1,11 +1,13 @@
 import type { Knex } from "knex";
+import { WebhookConfigurationError } from "../../../webhooks/errors.js";
 import type { SqlBinding, SqlResult } from "../../sql/binding.js";
 import { closeDriverConnection } from "../shared/driver-connection.js";
 import { driverResult } from "../shared/driver-result.js";
-import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { wrongObject } from "../wrong-object.js";
 import { knexPositional } from "./positional.js";
 
-const EXPECTED = 'a Knex instance for PostgreSQL (client "pg") or MySQL/MariaDB (client "mysql2"), as knex({ … }) returns';
+const EXPECTED =
+  'a Knex instance for PostgreSQL (client "pg") or MySQL/MariaDB (client "mysql2"), as knex({ … }) returns';
 
 /**
  * The binding of the idempotency stores to Knex: the store's statements run through `knex.raw` (on the pool, or on a
@@ -33,11 +35,11 @@ export function knexBinding(knex: Knex): SqlBinding<Knex.Transaction> {
     typeof candidate.raw !== "function" ||
     candidate.isTransaction === true
   ) {
-    throw wrongLibraryObject("knexBinding", EXPECTED, kindOf(knex));
+    throw wrongObject("knexBinding", EXPECTED, knex);
   }
   const dialect = candidate.client?.dialect;
   if (dialect !== "postgresql" && dialect !== "mysql") {
-    throw wrongLibraryObject("knexBinding", EXPECTED, `a Knex instance for ${String(dialect)}`);
+    throw new WebhookConfigurationError(`knexBinding expects ${EXPECTED}; got a Knex instance for ${String(dialect)}.`);
   }
   const postgres = dialect === "postgresql";
   // The driver connection under each open transaction, for abandon().
@@ -58,7 +60,12 @@ export function knexBinding(knex: Knex): SqlBinding<Knex.Transaction> {
       return driverResult(await runner.raw(statement.sql, statement.bindings as Knex.RawBinding[]));
     },
     abandon(tx) {
-      closeDriverConnection(connections.get(tx));
+      const connection = connections.get(tx) as { __knex__disposed?: unknown } | undefined;
+      if (connection === undefined) return;
+      // Knex's own mark of a broken connection (its drivers' `error`/`end` listeners set it, but only once the
+      // socket has closed): its pool then destroys the connection instead of lending it again.
+      connection.__knex__disposed = "abandoned by kirimbayar: the webhook handlers ran out of time";
+      closeDriverConnection(connection);
     },
   };
 }

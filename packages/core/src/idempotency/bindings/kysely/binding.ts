@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { SqlBinding, SqlResult } from "../../sql/binding.js";
-import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { wrongObject } from "../wrong-object.js";
 import { compiledStatement } from "./compiled.js";
 
 const EXPECTED = "a Kysely instance (new Kysely<DB>({ dialect })), not a transaction";
@@ -33,7 +33,7 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
     typeof candidate.getExecutor !== "function" ||
     candidate.isTransaction === true
   ) {
-    throw wrongLibraryObject("kyselyBinding", EXPECTED, kindOf(db));
+    throw wrongObject("kyselyBinding", EXPECTED, db);
   }
   // Per open transaction: settles once Kysely has ended it (and refuses its statements from then on).
   const endings = new WeakMap<Transaction<DB>, Promise<unknown>>();

@@ -1,7 +1,8 @@
 import type { Sequelize, Transaction } from "sequelize";
+import { WebhookConfigurationError } from "../../../webhooks/errors.js";
 import type { SqlBinding, SqlResult } from "../../sql/binding.js";
 import { closeDriverConnection } from "../shared/driver-connection.js";
-import { kindOf, wrongLibraryObject } from "../shared/misconfigured.js";
+import { wrongObject } from "../wrong-object.js";
 import { numberedPlaceholders } from "./numbered.js";
 
 const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/MariaDB ("mysql", "mariadb")';
@@ -34,11 +35,13 @@ export function sequelizeBinding(sequelize: Sequelize): SqlBinding<Transaction> 
     typeof candidate.query !== "function" ||
     typeof candidate.getDialect !== "function"
   ) {
-    throw wrongLibraryObject("sequelizeBinding", EXPECTED, kindOf(sequelize));
+    throw wrongObject("sequelizeBinding", EXPECTED, sequelize);
   }
   const dialect = candidate.getDialect();
   if (dialect !== "postgres" && dialect !== "mysql" && dialect !== "mariadb") {
-    throw wrongLibraryObject("sequelizeBinding", EXPECTED, `a Sequelize instance for "${dialect}"`);
+    throw new WebhookConfigurationError(
+      `sequelizeBinding expects ${EXPECTED}; got a Sequelize instance for "${dialect}".`,
+    );
   }
   // Sequelize's bind parameters are `$n` on every database.
   const bindable = dialect === "postgres" ? (sql: string) => sql : numberedPlaceholders;
