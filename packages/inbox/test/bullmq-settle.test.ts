@@ -107,3 +107,27 @@ it("a completion sent while Redis is down is carried out once Redis is back, the
     await consumer.stop({ timeoutMs: 2_000 });
   }
 }, 30_000);
+
+it("a handler slower than the lock keeps its event: the lock is renewed, the event never runs twice at once", async () => {
+  const name = `settle-slow-${process.pid}`;
+  const inbox = await createBullMqInbox({
+    connection: { host: "127.0.0.1", port: redis.port },
+    name,
+    lockDurationMs: 1_000,
+    stalledIntervalMs: 200,
+  });
+  opened.push(inbox);
+  const tries: number[] = [];
+  const consumer = await inbox.consume(async (delivery): Promise<InboxVerdict> => {
+    tries.push(delivery.attempt);
+    await sleep(3_500); // 3.5 locks long, 17 stalled checks
+    return { kind: "done" };
+  });
+  try {
+    await inbox.enqueue(message("slow"));
+    await until(async () => (await raw.zscore(`bull:${name}:completed`, "slow")) !== null, 15_000);
+    expect(tries).toEqual([1]);
+  } finally {
+    await consumer.stop({ timeoutMs: 2_000 });
+  }
+}, 30_000);
