@@ -44,13 +44,14 @@ export function stop(child) {
 
 /**
  * One autocannon run against a fresh server with the given store or inbox (`target`: the Redis port or Postgres
- * URL; `more`: further server arguments, e.g. an inbox's queue name).
+ * URL; `more`: further server arguments, e.g. an inbox's queue name; `load.server`: another server script taking the
+ * same arguments, default lib/orders-route-server.mjs).
  *
- * @param {{ connections: number, duration: number }} load
+ * @param {{ connections: number, duration: number, server?: string }} load
  */
 export async function measure(store, target, round, load, more = []) {
   const args = [
-    join(here, "orders-route-server.mjs"),
+    load.server ?? join(here, "orders-route-server.mjs"),
     store,
     ...(target === undefined ? [] : [String(target)]),
     ...more,
