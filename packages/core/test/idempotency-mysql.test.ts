@@ -225,8 +225,8 @@ describe("MysqlIdempotencyStore schema and version", () => {
   });
 
   it("refuses bad options before touching the database", () => {
-    expect(() => new MysqlIdempotencyStore({} as never)).toThrow(/either pool/);
-    expect(() => new MysqlIdempotencyStore({ pool, connection: single })).toThrow(/either pool/);
+    expect(() => new MysqlIdempotencyStore({} as never)).toThrow(/pass either binding/);
+    expect(() => new MysqlIdempotencyStore({ pool, connection: single })).toThrow(/pass either binding/);
     expect(() => new MysqlIdempotencyStore({ pool, table: "x; DROP TABLE y" })).toThrow(/table must be/);
     expect(() => new MysqlIdempotencyStore({ pool, table: "a.b.c" })).toThrow(/table must be/);
     expect(() => new MysqlIdempotencyStore({ connection: {} as MysqlQueryable })).toThrow(/query and execute/);

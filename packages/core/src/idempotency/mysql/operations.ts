@@ -6,12 +6,22 @@ import type { MysqlIdempotencyStatements, MysqlStatement } from "./sql.js";
 
 /** What running a statement tells: the affected rows of a write, the rows of a read. */
 export interface MysqlStatementResult {
-  readonly affectedRows: number;
+  /** Rows a write changed; `undefined` where the driver does not tell (then no write can be judged: an error). */
+  readonly affectedRows?: number | undefined;
   readonly rows: readonly Record<string, unknown>[];
 }
 
 /** Runs one statement and reports its result; rejects when the database does not answer. */
 export type MysqlRun = (statement: MysqlStatement) => PromiseLike<MysqlStatementResult>;
+
+/** Whether a write changed its one row. */
+async function changed(run: MysqlRun, statement: MysqlStatement): Promise<boolean> {
+  const { affectedRows } = await run(statement);
+  if (typeof affectedRows !== "number") {
+    throw new TypeError("the database library reported no affected-row count for a write of the MySQL store");
+  }
+  return affectedRows === 1;
+}
 
 /** Claims `key` for `owner` (see `IdempotencyStore.claim`): 1 statement for a new key, 3 for one seen before. */
 export async function claimWith(
@@ -21,8 +31,8 @@ export async function claimWith(
   owner: string,
   leaseMs: number,
 ): Promise<ClaimResult> {
-  if ((await run(statements.claimNew(key, owner, leaseMs))).affectedRows === 1) return { state: "claimed", attempt: 1 };
-  const tookOver = (await run(statements.claimAgain(key, owner, leaseMs))).affectedRows === 1;
+  if (await changed(run, statements.claimNew(key, owner, leaseMs))) return { state: "claimed", attempt: 1 };
+  const tookOver = await changed(run, statements.claimAgain(key, owner, leaseMs));
   const row = (await run(statements.read(key))).rows[0];
   // Another delivery may take over between the two statements only if this lease already ran out: then not ours.
   if (tookOver && row?.state === "processing" && row.owner === owner) {
@@ -40,9 +50,9 @@ export async function completeWith(
   owner: string,
   retentionMs: number,
 ): Promise<boolean> {
-  if ((await run(statements.completeHeld(key, owner, retentionMs))).affectedRows === 1) return true;
+  if (await changed(run, statements.completeHeld(key, owner, retentionMs))) return true;
   // No record it could complete: there is none at all (swept, never claimed), or someone else holds it.
-  return (await run(statements.completeMissing(key, owner, retentionMs))).affectedRows === 1;
+  return changed(run, statements.completeMissing(key, owner, retentionMs));
 }
 
 /** Releases `owner`'s claim of `key`, counting the attempt (see `IdempotencyStore.release`). */
@@ -53,7 +63,7 @@ export async function releaseWith(
   owner: string,
   retentionMs: number,
 ): Promise<boolean> {
-  return (await run(statements.release(key, owner, retentionMs))).affectedRows === 1;
+  return changed(run, statements.release(key, owner, retentionMs));
 }
 
 /**
@@ -68,14 +78,14 @@ export async function claimInTransactionWith(
   key: string,
   retentionMs: number,
 ): Promise<ClaimResult> {
-  if ((await run(statements.lockAndClaimNew(key, retentionMs))).affectedRows === 1) {
+  if (await changed(run, statements.lockAndClaimNew(key, retentionMs))) {
     return { state: "claimed", attempt: 1 };
   }
   // Read before writing: the lock holder's uncommitted row is X-locked, and an UPDATE of it would wait for the other
   // delivery's handler. A plain read never waits.
   const seen = (await run(statements.readLocked(key))).rows[0];
   if (Number(seen?.got) !== 1) return { state: "in_progress" };
-  if ((await run(statements.claimAgainLocked(key, retentionMs))).affectedRows === 1) {
+  if (await changed(run, statements.claimAgainLocked(key, retentionMs))) {
     const row = (await run(statements.readLocked(key))).rows[0];
     return { state: "claimed", attempt: Number(row?.attempts) };
   }

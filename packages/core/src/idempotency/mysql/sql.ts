@@ -5,10 +5,15 @@
 // affected rows of a write or as the rows of a read, which every MySQL driver and ORM reports.
 import { DEFAULT_MYSQL_IDEMPOTENCY_TABLE, quotedMysqlTable } from "./schema.js";
 
-/** One statement: SQL with positional `?` placeholders and its values, in order. */
+/**
+ * One statement: SQL with positional `?` placeholders and its values, in order. `kind` says how its result is read:
+ * a `write` by its affected rows (a binding must report them: Prisma's `$executeRaw`, a mysql2 result header), a
+ * `read` by its rows.
+ */
 export interface MysqlStatement {
   readonly sql: string;
   readonly values: readonly (string | number)[];
+  readonly kind: "read" | "write";
 }
 
 /**
@@ -120,31 +125,31 @@ WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW}) AND 
   (SELECT attempts FROM ${t} WHERE key_hash = ${HASH}) AS attempts`,
     unlock: `DO RELEASE_LOCK(${lock})`,
   };
-  const statement = (sql: string, values: (string | number)[]): MysqlStatement => ({ sql, values });
+  const write = (sql: string, values: (string | number)[]): MysqlStatement => ({ sql, values, kind: "write" });
+  const read = (sql: string, values: (string | number)[]): MysqlStatement => ({ sql, values, kind: "read" });
   return {
     claimNew: (key, owner, leaseMs) => {
       const ms = millis(leaseMs);
-      return statement(text.claimNew, [key, key, owner, ms, ms]);
+      return write(text.claimNew, [key, key, owner, ms, ms]);
     },
     claimAgain: (key, owner, leaseMs) => {
       const ms = millis(leaseMs);
-      return statement(text.claimAgain, [owner, ms, ms, key]);
+      return write(text.claimAgain, [owner, ms, ms, key]);
     },
-    read: (key) => statement(text.read, [key]),
-    completeHeld: (key, owner, retentionMs) => statement(text.completeHeld, [millis(retentionMs), key, owner]),
-    completeMissing: (key, owner, retentionMs) =>
-      statement(text.completeMissing, [key, key, owner, millis(retentionMs)]),
-    release: (key, owner, retentionMs) => statement(text.release, [millis(retentionMs), key, owner]),
+    read: (key) => read(text.read, [key]),
+    completeHeld: (key, owner, retentionMs) => write(text.completeHeld, [millis(retentionMs), key, owner]),
+    completeMissing: (key, owner, retentionMs) => write(text.completeMissing, [key, key, owner, millis(retentionMs)]),
+    release: (key, owner, retentionMs) => write(text.release, [millis(retentionMs), key, owner]),
     sweep: (limit) => {
       if (!Number.isSafeInteger(limit) || limit < 1) {
         throw new TypeError("MysqlIdempotencyStore: deleteExpired(limit) takes a positive integer");
       }
       // Inlined (a checked integer): some servers refuse a bound LIMIT in a prepared statement.
-      return statement(`DELETE FROM ${t} WHERE expires_at <= ${NOW} LIMIT ${limit}`, []);
+      return write(`DELETE FROM ${t} WHERE expires_at <= ${NOW} LIMIT ${limit}`, []);
     },
-    lockAndClaimNew: (key, retentionMs) => statement(text.lockAndClaimNew, [key, key, millis(retentionMs), key]),
-    claimAgainLocked: (key, retentionMs) => statement(text.claimAgainLocked, [millis(retentionMs), key, key]),
-    readLocked: (key) => statement(text.readLocked, [key, key, key]),
-    unlock: (key) => statement(text.unlock, [key]),
+    lockAndClaimNew: (key, retentionMs) => write(text.lockAndClaimNew, [key, key, millis(retentionMs), key]),
+    claimAgainLocked: (key, retentionMs) => write(text.claimAgainLocked, [millis(retentionMs), key, key]),
+    readLocked: (key) => read(text.readLocked, [key, key, key]),
+    unlock: (key) => write(text.unlock, [key]),
   };
 }

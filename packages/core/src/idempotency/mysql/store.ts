@@ -1,4 +1,7 @@
 import { raceTimer } from "../../timer-delay.js";
+import { transactionalStage } from "../../webhooks/pipeline/transactional.js";
+import type { SqlBinding, SqlResult } from "../sql/binding.js";
+import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
 import {
   type ClaimResult,
   type IdempotencyStore,
@@ -45,8 +48,19 @@ export interface MysqlCallbackApi<T> {
   promise(): T;
 }
 
-/** Options of {@link MysqlIdempotencyStore}: give a `pool`, or one `connection`. */
-export interface MysqlIdempotencyStoreOptions {
+/**
+ * Options of {@link MysqlIdempotencyStore}: give a `binding` to your database library (TypeORM, Prisma, Knex, Kysely,
+ * Drizzle, Sequelize), a `mysql2` `pool`, or one `connection`.
+ */
+export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
+  /**
+   * Your database library, through its binding (`typeormBinding(dataSource)` from `@kirimbayar/core/typeorm`, ...):
+   * the store's statements run through the library's own pool, and a transactional delivery runs in a transaction
+   * the library opens, whose object the handlers get as `ctx.transaction`. The binding must report the affected rows
+   * of a write. The event's lock is freed just before the commit (the library gives the connection back right
+   * after), so a duplicate arriving in between waits only for that commit.
+   */
+  binding?: SqlBinding<Tx>;
   /**
    * A `mysql2` pool you created (`mysql2/promise`'s `createPool`, or the callback pool, whose `promise()` is used);
    * the store never ends it. No pool option is required: leases are computed by the server in UTC, so neither
@@ -74,7 +88,7 @@ const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
 /** The result of `execute`/`query`: rows for a read, a header with `affectedRows` for a write. */
 function resultOf(answer: [unknown, unknown]): MysqlStatementResult {
   const [result] = answer;
-  if (Array.isArray(result)) return { affectedRows: 0, rows: result as Record<string, unknown>[] };
+  if (Array.isArray(result)) return { affectedRows: undefined, rows: result as Record<string, unknown>[] };
   return { affectedRows: Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0), rows: [] };
 }
 
@@ -119,7 +133,8 @@ function isFatal(error: unknown): boolean {
  * await store.ensureSchema();
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
  */
-export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIdempotencyStore {
+export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencyStore, TransactionalIdempotencyStore<Tx> {
+  readonly #binding: SqlBinding<Tx> | undefined;
   readonly #pool: MysqlPoolLike | undefined;
   readonly #connection: MysqlQueryable | undefined;
   readonly #schema: string[];
@@ -128,12 +143,20 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
   readonly #run = (statement: MysqlStatement) => this.#statement(statement);
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
+  /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
+  readonly transactionalStage = transactionalStage;
 
-  constructor(options: MysqlIdempotencyStoreOptions) {
-    const { pool, connection } = options ?? {};
-    if ((pool === undefined) === (connection === undefined)) {
-      throw new TypeError("MysqlIdempotencyStore: pass either pool (a mysql2 Pool) or connection (one connection)");
+  constructor(options: MysqlIdempotencyStoreOptions<Tx>) {
+    const { pool, connection, binding } = options ?? {};
+    if ([pool, connection, binding].filter((given) => given !== undefined).length !== 1) {
+      throw new TypeError(
+        "MysqlIdempotencyStore: pass either binding (your database library's), pool (a mysql2 Pool) or connection (one connection)",
+      );
     }
+    if (binding !== undefined && (typeof binding.transaction !== "function" || typeof binding.query !== "function")) {
+      throw new TypeError("MysqlIdempotencyStore: binding must come from a kirimbayar binding (e.g. typeormBinding)");
+    }
+    this.#binding = binding;
     const lent = pool === undefined ? undefined : promiseApi(pool);
     const single = connection === undefined ? undefined : promiseApi(connection);
     if (lent !== undefined && (typeof lent.execute !== "function" || typeof lent.getConnection !== "function")) {
@@ -157,14 +180,14 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
    * before 8.0 or MariaDB before 10.6 is refused with a {@link MysqlServerVersionError} naming both versions.
    */
   async ensureSchema(): Promise<void> {
-    const { rows } = await this.#statement({ sql: "SELECT VERSION() AS version", values: [] });
+    const { rows } = await this.#statement({ sql: "SELECT VERSION() AS version", values: [], kind: "read" });
     assertSupportedMysqlVersion(String(rows[0]?.version ?? ""));
-    for (const sql of this.#schema) await this.#statement({ sql, values: [] });
+    for (const sql of this.#schema) await this.#statement({ sql, values: [], kind: "write" });
   }
 
   /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
   async deleteExpired(limit = 10_000): Promise<number> {
-    return (await this.#statement(this.#statements.sweep(limit))).affectedRows;
+    return (await this.#statement(this.#statements.sweep(limit))).affectedRows ?? 0;
   }
 
   claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
@@ -180,7 +203,20 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
   }
 
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
-  async begin(): Promise<IdempotencyTransaction> {
+  async begin(): Promise<IdempotencyTransaction<Tx>> {
+    if (this.#binding !== undefined) {
+      let held: HeldTransaction<Tx>;
+      try {
+        held = await holdTransaction(this.#binding);
+      } catch (error) {
+        throw unavailable("BEGIN", error);
+      }
+      return new BoundMysqlTransaction(this.#binding, held, this.#statements);
+    }
+    return (await this.#beginOnMysql2()) as unknown as IdempotencyTransaction<Tx>;
+  }
+
+  async #beginOnMysql2(): Promise<IdempotencyTransaction> {
     if (this.#pool !== undefined) {
       let lent: MysqlPoolConnectionLike;
       try {
@@ -197,6 +233,7 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
 
   // One statement outside any transaction, within the statement time limit.
   async #statement(statement: MysqlStatement): Promise<MysqlStatementResult> {
+    if (this.#binding !== undefined) return this.#throughBinding(this.#binding, statement);
     if (this.#pool === undefined) return this.#onSingleConnection(statement);
     const timeout = this.#statementTimeoutMs;
     let timedOut = false;
@@ -230,6 +267,20 @@ export class MysqlIdempotencyStore implements IdempotencyStore, TransactionalIde
       if (timedOut || isFatal(error)) lent.destroy();
       else lent.release();
       running.catch(() => {});
+      throw unavailable("query", error);
+    }
+  }
+
+  // The library runs it on its own pool; a statement past the limit is only given up on (its connection is the
+  // library's to manage).
+  async #throughBinding(binding: SqlBinding<Tx>, statement: MysqlStatement): Promise<MysqlStatementResult> {
+    try {
+      const running = Promise.resolve(binding.query(statement.sql, statement.values));
+      running.catch(() => {});
+      return await raceTimer(running, this.#statementTimeoutMs, () => {
+        throw new Error(`statement still running after ${this.#statementTimeoutMs} ms`);
+      });
+    } catch (error) {
       throw unavailable("query", error);
     }
   }
@@ -300,7 +351,7 @@ class MysqlTransaction implements IdempotencyTransaction {
       this.#assertNotEnded();
       if (!this.#open) {
         this.#open = true;
-        await this.#send({ sql: "START TRANSACTION", values: [] });
+        await this.#send({ sql: "START TRANSACTION", values: [], kind: "write" });
       }
       this.#assertNotEnded();
       this.#locked = key;
@@ -347,7 +398,7 @@ class MysqlTransaction implements IdempotencyTransaction {
       return;
     }
     try {
-      await send(this.handle, { sql: statement, values: [] });
+      await send(this.handle, { sql: statement, values: [], kind: "write" });
     } catch (error) {
       // The connection is in an unknown state: closing it also ends the transaction and frees the lock.
       this.done(this.pooled);
@@ -370,6 +421,84 @@ class MysqlTransaction implements IdempotencyTransaction {
     } catch {
       this.done(this.pooled);
     }
+  }
+}
+
+/**
+ * One delivery's transaction opened by the app's own library through its binding: the claim runs as statements of
+ * it, and the handlers get the library's transaction object. The event's lock is freed inside the transaction, just
+ * before it ends: once the library commits, it gives the connection back, with no turn left to free it on.
+ */
+class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
+  #ended = false;
+  #abandoned = false;
+  #locked: string | undefined;
+
+  constructor(
+    private readonly binding: SqlBinding<Tx>,
+    private readonly held: HeldTransaction<Tx>,
+    private readonly statements: MysqlIdempotencyStatements,
+  ) {}
+
+  get handle(): Tx {
+    return this.held.tx;
+  }
+
+  #run = async (statement: MysqlStatement): Promise<MysqlStatementResult> => {
+    const result: SqlResult = await this.binding.query(statement.sql, statement.values, this.held.tx);
+    return { rows: result.rows, affectedRows: result.affectedRows };
+  };
+
+  async claim(key: string, retentionMs: number): Promise<ClaimResult> {
+    try {
+      if (this.#ended) throw new Error("the transaction was ended before its claim was sent");
+      this.#locked = key;
+      return await claimInTransactionWith(this.#run, this.statements, key, retentionMs);
+    } catch (error) {
+      throw unavailable("claim", error);
+    }
+  }
+
+  commit(): Promise<void> {
+    if (this.#abandoned) return Promise.reject(unavailable("COMMIT", new Error("the transaction was abandoned")));
+    return this.#end(true);
+  }
+
+  rollback(): Promise<void> {
+    return this.#end(false);
+  }
+
+  // The binding makes the transaction's later statements fail (closing its connection, which frees the lock too),
+  // then it is rolled back without waiting for the handlers.
+  abandon(): void {
+    if (this.#ended) return;
+    this.#abandoned = true;
+    try {
+      this.binding.abandon(this.held.tx);
+    } finally {
+      this.#ended = true;
+      this.held.end(false).catch(() => {});
+    }
+  }
+
+  async #end(commit: boolean): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    let unlocked = true;
+    if (this.#locked !== undefined) {
+      try {
+        await this.#run(this.statements.unlock(this.#locked));
+      } catch {
+        unlocked = false;
+      }
+    }
+    try {
+      // A lock that could not be freed means a broken connection: roll back rather than commit on it.
+      await this.held.end(commit && unlocked);
+    } catch (error) {
+      throw unavailable(commit ? "COMMIT" : "ROLLBACK", error);
+    }
+    if (commit && !unlocked) throw unavailable("COMMIT", new Error("the event's lock could not be freed"));
   }
 }
 
