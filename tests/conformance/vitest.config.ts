@@ -9,6 +9,7 @@ export default defineProject({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Finds redis-server (or builds it once on a machine without one) before the shared-Redis test starts.
-    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup"],
+    // And generates the Prisma client of the rows run through the Prisma binding, offline (prisma/generate.mjs).
+    globalSetup: ["@kirimbayar/test-redis-server/vitest-global-setup", "./prisma/generate.mjs"],
   },
 });

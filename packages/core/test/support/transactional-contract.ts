@@ -259,9 +259,18 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         const store = fixture.store(table());
         const ready = store.ensureSchema();
         return {
-          claim: async (...args) => (await ready, store.claim(...args)),
-          complete: async (...args) => (await ready, store.complete(...args)),
-          release: async (...args) => (await ready, store.release(...args)),
+          claim: async (...args) => {
+            await ready;
+            return store.claim(...args);
+          },
+          complete: async (...args) => {
+            await ready;
+            return store.complete(...args);
+          },
+          release: async (...args) => {
+            await ready;
+            return store.release(...args);
+          },
         };
       });
     });
