@@ -42,12 +42,26 @@ function configurationError(build: () => unknown): WebhookConfigurationError {
 describe("prismaBinding given the wrong object", () => {
   const expects = "prismaBinding expects a PrismaClient (with $transaction and $queryRawUnsafe); got";
   it.each([
-    ["a TypeORM DataSource", () => dataSource, "a TypeORM DataSource. Use typeormBinding(dataSource) from @kirimbayar/core/typeorm."],
-    ["a pg Pool", () => pool, "a pg Pool. Pass it as new PostgresIdempotencyStore({ pool }) from @kirimbayar/core/postgres."],
-    ["a PGlite database", () => pglite, "a PGlite database. Pass it as new PostgresIdempotencyStore({ client: db }) from @kirimbayar/core/postgres."],
+    [
+      "a TypeORM DataSource",
+      () => dataSource,
+      "a TypeORM DataSource. Use typeormBinding(dataSource) from @kirimbayar/core/typeorm.",
+    ],
+    [
+      "a pg Pool",
+      () => pool,
+      "a pg Pool. Pass it as new PostgresIdempotencyStore({ pool }) from @kirimbayar/core/postgres.",
+    ],
+    [
+      "a PGlite database",
+      () => pglite,
+      "a PGlite database. Pass it as new PostgresIdempotencyStore({ client: db }) from @kirimbayar/core/postgres.",
+    ],
     ["nothing", () => undefined, "undefined."],
   ])("%s", (_, given, got) => {
-    expect(configurationError(() => prismaBinding(given() as unknown as PrismaClient)).message).toBe(`${expects} ${got}`);
+    expect(configurationError(() => prismaBinding(given() as unknown as PrismaClient)).message).toBe(
+      `${expects} ${got}`,
+    );
   });
 });
 

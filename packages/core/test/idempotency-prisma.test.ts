@@ -2,8 +2,9 @@
 // adapter: every guarantee of transactional handlers (the shared transactional contract), the handler's writes in
 // Prisma's own idiom (`tx.order.upsert`), typed with no cast, Prisma's interactive-transaction time limit that must
 // not cut a handler short, and a binding given the wrong object.
-import { PrismaPg } from "@prisma/adapter-pg";
+
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
+import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { PostgresIdempotencyStore } from "../src/postgres.js";

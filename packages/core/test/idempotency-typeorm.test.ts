@@ -5,7 +5,7 @@
 import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
-import { DataSource, EntityManager, EntitySchema } from "typeorm";
+import { DataSource, type EntityManager, EntitySchema } from "typeorm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { holdTransaction } from "../src/idempotency/sql/callback-transaction.js";
 import { PostgresIdempotencyStore } from "../src/postgres.js";
@@ -81,8 +81,7 @@ transactionalContract<EntityManager>("TypeORM binding (TypeORM 1.1, postgres dri
     poolSize,
     store: (table) => new PostgresIdempotencyStore({ binding: typeormBinding(dataSource), table }),
     markPaid,
-    paidCount: async (id) =>
-      (await dataSource.getRepository(OrderEntity).findOneBy({ historyId: id }))?.paidCount ?? 0,
+    paidCount: async (id) => (await dataSource.getRepository(OrderEntity).findOneBy({ historyId: id }))?.paidCount ?? 0,
     killBackend: async (manager) => {
       const [row] = (await manager.query("SELECT pg_backend_pid() AS pid")) as { pid: number }[];
       await admin.query("SELECT pg_terminate_backend($1)", [row?.pid]);

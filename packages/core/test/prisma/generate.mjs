@@ -11,12 +11,20 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 
 /** Generates the client of `schema` unless its output is newer than the schema. */
-export function generatePrismaClient(schema = join(here, "schema.prisma"), output = join(dirname(schema), "generated")) {
+export function generatePrismaClient(
+  schema = join(here, "schema.prisma"),
+  output = join(dirname(schema), "generated"),
+) {
   const marker = join(output, "client.ts");
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(schema).mtimeMs) return;
   const cli = createRequire(schema).resolve("prisma/build/index.js");
   execFileSync(process.execPath, [cli, "generate", "--schema", schema], {
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: "/bin/true", PRISMA_HIDE_UPDATE_MESSAGE: "1", CHECKPOINT_DISABLE: "1" },
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: "/bin/true",
+      PRISMA_HIDE_UPDATE_MESSAGE: "1",
+      CHECKPOINT_DISABLE: "1",
+    },
     stdio: ["ignore", "ignore", "inherit"],
     timeout: 120_000,
   });

@@ -1,7 +1,7 @@
 // A TCP relay on a free loopback port to a database server, which a test can cut: every relayed connection closed
 // and the port no longer listening, as when the database host goes away. For libraries that must connect once
 // before they can be used (TypeORM's DataSource.initialize), so that "unreachable" can be tested after that.
-import { createServer, type Socket, connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 
 export interface TcpProxy {
   readonly port: number;
