@@ -532,7 +532,7 @@ describe("keys from webhook bodies", () => {
   }
 });
 
-describe("mariadbd SIGKILLed between the effect and the commit", () => {
+describe("a MariaDB server that hangs or is SIGKILLed", () => {
   let crashing: TestMariaDbServer;
 
   beforeAll(async () => {
@@ -542,6 +542,41 @@ describe("mariadbd SIGKILLed between the effect and the commit", () => {
   afterAll(async () => {
     await crashing?.destroy();
   });
+
+  it("answers 503 within operationTimeoutMs and runs no handler while mariadbd hangs (SIGSTOP); after it resumes, applies once", async () => {
+    const db = mysql.createPool({ uri: crashing.url, connectionLimit: 2 });
+    const { receiver, store, paidCount, runs } = await shop({ db, idempotency: { operationTimeoutMs: 300 } });
+    const plain = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+      idempotency: { store, operationTimeoutMs: 300 },
+      logger: quiet,
+    }).onAny(() => {
+      throw new Error("no handler may run while the store cannot answer");
+    });
+    expect((await receiver.handle(delivery("f-0"))).status).toBe(200); // the pool's connections are open
+    crashing.freeze();
+    try {
+      for (const frozen of [receiver, plain]) {
+        const started = performance.now();
+        expect((await frozen.handle(delivery("f-1"))).status).toBe(503);
+        expect(performance.now() - started).toBeLessThan(2_000);
+      }
+    } finally {
+      crashing.thaw();
+    }
+    expect(runs()).toBe(1);
+    // Connections given up on while frozen were destroyed: bounded retries until a delivery goes through.
+    let status = 0;
+    for (let attempt = 0; attempt < 10 && status !== 200; attempt++) {
+      status = (await receiver.handle(delivery("f-1"))).status;
+      if (status !== 200) await sleep(100);
+    }
+    expect(status).toBe(200);
+    expect((await receiver.handle(delivery("f-1"))).status).toBe(200);
+    expect(await paidCount("f-1")).toBe(1);
+    await db.end();
+  }, 30_000);
 
   it("applies nothing; once the server is back, the redelivery applies the event once", async () => {
     const db = mysql.createPool({ uri: crashing.url, connectionLimit: 4 });
