@@ -12,4 +12,5 @@ export * from "./reconcile/index.js";
 export * from "./shipping/index.js";
 export { webhookTelemetry } from "./telemetry/webhook-telemetry.js";
 export { SDK_NAME } from "./version.js";
+export { transactionalStage } from "./webhooks/pipeline/transactional.js";
 export * from "./webhooks.js";

@@ -1,5 +1,6 @@
 // Transactional handlers (issue 16): claim, effect and completion commit together or not at all.
 import { describe, expect, it } from "vitest";
+import { transactionalStage } from "../src/index.js";
 import {
   type ClaimResult,
   createWebhookReceiver,
@@ -36,6 +37,7 @@ function fakeDatabase(
   const held = new Set<string>();
   const log: string[] = [];
   const store: TransactionalIdempotencyStore = {
+    transactionalStage,
     async begin(): Promise<IdempotencyTransaction> {
       if (faults.begin) throw new Error("connection refused");
       if (faults.beginDelayMs !== undefined) await sleep(faults.beginDelayMs);
@@ -185,6 +187,18 @@ describe("transactional handlers", () => {
         idempotency: { store: new MemoryIdempotencyStore(), transactional: true },
       }),
     ).toThrow(WebhookConfigurationError);
+  });
+
+  it("refuses a store that opens transactions but carries no transactionalStage, naming it", () => {
+    const { store } = fakeDatabase();
+    const { transactionalStage: _, ...withoutStage } = store as TransactionalIdempotencyStore & Record<string, unknown>;
+    expect(() =>
+      createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+        idempotency: { store: withoutStage as never, transactional: true },
+      }),
+    ).toThrow(/has begin\(\) but no transactionalStage \(set it to transactionalStage of "@kirimbayar\/core"\)/);
   });
 
   it("leaves ctx.transaction undefined without transactional handlers", async () => {

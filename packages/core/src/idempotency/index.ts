@@ -9,4 +9,5 @@ export {
   type IdempotencyTransaction,
   type MaybeThenable,
   type TransactionalIdempotencyStore,
+  type TransactionalStage,
 } from "./types.js";

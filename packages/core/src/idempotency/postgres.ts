@@ -1,3 +1,4 @@
+import { transactionalStage } from "../webhooks/pipeline/transactional.js";
 import { type BatchingOptions, KeyedBatcher } from "./keyed-batcher.js";
 import type { SqlBinding } from "./sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "./sql/callback-transaction.js";
@@ -165,6 +166,8 @@ export class PostgresIdempotencyStore<Tx = PgQueryable>
   readonly #completions: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
+  /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
+  readonly transactionalStage = transactionalStage;
 
   constructor(options: PostgresIdempotencyStoreOptions<Tx>) {
     const { pool, client, binding } = options ?? {};

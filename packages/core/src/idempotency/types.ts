@@ -77,6 +77,19 @@ export interface IdempotencyTransaction<Tx = unknown> {
  */
 export interface TransactionalIdempotencyStore<Tx = unknown> {
   begin(): MaybeThenable<IdempotencyTransaction<Tx>>;
+  /**
+   * The receiver's transactional stage, brought by the store so that an app on another store never bundles it.
+   * A store of your own sets it to `transactionalStage` of `@kirimbayar/core`.
+   */
+  readonly transactionalStage: TransactionalStage;
+}
+
+/**
+ * The receiver's stage that runs a delivery in a store transaction (claim, handlers, completion, commit), opaque to
+ * the store that carries it ({@link TransactionalIdempotencyStore.transactionalStage}).
+ */
+export interface TransactionalStage {
+  readonly kind: "kirimbayar.transactional-stage";
 }
 
 /**

@@ -3,6 +3,7 @@
 import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
+import type { IdempotencyStore, TransactionalIdempotencyStore } from "../idempotency/types.js";
 import type { WebhookSourceTelemetry } from "../telemetry/types.js";
 import { timerDelay } from "../timer-delay.js";
 import { WebhookConfigurationError } from "./errors.js";
@@ -10,6 +11,7 @@ import type { WebhookInbox } from "./inbox.js";
 import { type WebhookLogger, webhookLoggerOf } from "./logger.js";
 import type { IdempotencySettings } from "./pipeline/idempotency-settings.js";
 import type { KeyCheck } from "./pipeline/parse.js";
+import type { RunnableTransactionalStage } from "./pipeline/transactional.js";
 import type { TransportRules } from "./pipeline/transport.js";
 import type { WebhookReceiverOptions } from "./receiver-types.js";
 import { normaliseMethods } from "./request-checks.js";
@@ -39,7 +41,8 @@ export interface ReceiverConfig {
   readonly crypto: CryptoProvider;
   readonly clock: () => number;
   readonly settings: IdempotencySettings;
-  readonly transactional: boolean;
+  /** The transactional stage, taken from the store, with `idempotency.transactional`. */
+  readonly transactional: RunnableTransactionalStage | undefined;
   readonly inbox: WebhookInbox | undefined;
   readonly telemetry: WebhookSourceTelemetry | undefined;
   readonly customKey: ((event: unknown) => string | undefined) | undefined;
@@ -72,13 +75,7 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
   const idempotency = options.idempotency ?? {};
   const settings = idempotencySettings(idempotency);
-  const transactional = idempotency.transactional === true;
-  if (transactional && typeof (settings.store as { begin?: unknown }).begin !== "function") {
-    throw new WebhookConfigurationError(
-      "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
-        "(a TransactionalIdempotencyStore); this store has no begin()",
-    );
-  }
+  const transactional = idempotency.transactional === true ? transactionalStageOf(settings.store) : undefined;
   const inbox = options.inbox;
   if (inbox !== undefined && typeof (inbox as Partial<WebhookInbox>)?.enqueue !== "function") {
     throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
@@ -135,6 +132,25 @@ function idempotencySettings(
     ),
     handlerTimeoutMs: positive("idempotency.handlerTimeoutMs", idempotency.handlerTimeoutMs ?? leaseMs),
   };
+}
+
+// The stage comes with the store, so that the webhooks entry never loads it for apps on other stores.
+function transactionalStageOf(store: IdempotencyStore): RunnableTransactionalStage {
+  const candidate = store as Partial<TransactionalIdempotencyStore>;
+  if (typeof candidate.begin !== "function") {
+    throw new WebhookConfigurationError(
+      "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
+        "(a TransactionalIdempotencyStore); this store has no begin()",
+    );
+  }
+  const stage = candidate.transactionalStage as Partial<RunnableTransactionalStage> | undefined;
+  if (typeof stage?.run !== "function") {
+    throw new WebhookConfigurationError(
+      "createWebhookReceiver: idempotency.transactional needs the store's transactionalStage; this store has " +
+        'begin() but no transactionalStage (set it to transactionalStage of "@kirimbayar/core")',
+    );
+  }
+  return stage as RunnableTransactionalStage;
 }
 
 const consoleLogger: WebhookLogger = {

@@ -9,7 +9,6 @@ import { directDelivery, type Outcome } from "./pipeline/direct.js";
 import { inboxDelivery } from "./pipeline/enqueue.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
-import { runInTransaction } from "./pipeline/transactional.js";
 import { checkTransport, EncodedBody, MissingRawBody } from "./pipeline/transport.js";
 import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { receiverConfig } from "./receiver-config.js";
@@ -155,7 +154,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
-    if (config.transactional) return runInTransaction(config.settings, reports, key, handlers, event, delivery);
+    const transactional = config.transactional;
+    if (transactional !== undefined) return transactional.run(config.settings, reports, key, handlers, event, delivery);
     return deliver(key, handlers, event, delivery);
   }
 

@@ -1,4 +1,9 @@
-import type { ClaimResult, IdempotencyTransaction, TransactionalIdempotencyStore } from "../../idempotency/types.js";
+import type {
+  ClaimResult,
+  IdempotencyTransaction,
+  TransactionalIdempotencyStore,
+  TransactionalStage,
+} from "../../idempotency/types.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { WebhookHandler } from "../registry.js";
@@ -10,6 +15,26 @@ import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
+
+/** The stage as the receiver runs it (the store only carries it). */
+export interface RunnableTransactionalStage extends TransactionalStage {
+  readonly run: typeof runInTransaction;
+}
+
+/**
+ * The transactional stage, for a {@link TransactionalIdempotencyStore} to carry as its `transactionalStage`: the
+ * receiver loads it from the store, so that apps on stores without transactions never bundle it.
+ *
+ * @example
+ * class MyStore implements IdempotencyStore, TransactionalIdempotencyStore {
+ *   readonly transactionalStage = transactionalStage;
+ *   // claim, complete, release, begin ...
+ * }
+ */
+export const transactionalStage: TransactionalStage = {
+  kind: "kirimbayar.transactional-stage",
+  run: runInTransaction,
+} as RunnableTransactionalStage;
 
 /** Why a transaction did not commit. */
 interface Failure {
