@@ -8,7 +8,7 @@ import pg from "pg";
 import { DataSource, type EntityManager, EntitySchema } from "typeorm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { holdTransaction } from "../src/idempotency/sql/callback-transaction.js";
-import { PostgresIdempotencyStore } from "../src/postgres.js";
+import { PostgresIdempotencyStore, postgresIdempotencySchema } from "../src/postgres.js";
 import { typeormBinding } from "../src/typeorm.js";
 import { createWebhookReceiver, tokenVerifier, WebhookConfigurationError } from "../src/webhooks.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
@@ -141,6 +141,43 @@ describe("TypeORM binding: the shop's handler in TypeORM's idiom", () => {
     expect(() => typeormBinding(cockroach)).toThrow(
       /expects a DataSource of type postgres, mysql, mariadb; got type cockroachdb/,
     );
+  });
+});
+
+/** The README's TypeORM migration of the store's table, as a shop would add it to its migrations. */
+class KirimbayarIdempotency1764201600000 implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    for (const statement of postgresIdempotencySchema()) await queryRunner.query(statement);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('DROP TABLE "kirimbayar_idempotency"');
+  }
+}
+
+describe("TypeORM migration of the store's table (the README's)", () => {
+  it("creates the table the store uses through TypeORM's migrations, and drops it when undone", async () => {
+    const dataSource = await new DataSource({
+      type: "postgres",
+      host: "127.0.0.1",
+      port: server.port,
+      username: "postgres",
+      database: "postgres",
+      migrations: [KirimbayarIdempotency1764201600000],
+      logging: false,
+    }).initialize();
+    try {
+      expect((await dataSource.runMigrations()).map((migration) => migration.name)).toEqual([
+        "KirimbayarIdempotency1764201600000",
+      ]);
+      const store = new PostgresIdempotencyStore({ binding: typeormBinding(dataSource) });
+      expect(await store.claim("migrated", "owner", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+      await dataSource.undoLastMigration();
+      const [row] = await dataSource.query("SELECT to_regclass('kirimbayar_idempotency') AS present");
+      expect(row.present).toBeNull();
+    } finally {
+      await dataSource.destroy();
+    }
   });
 });
 

@@ -30,3 +30,25 @@ declare class OrdersService {
 declare const db: { unpaidQrOrders(): Promise<{ historyId: string; finalAmount: number }[]> };
 declare function alertOps(...args: unknown[]): void;
 declare const inbox: import("@kirimbayar/inbox").InboxQueue;
+/** The shop's own generated PrismaClient (an `Order` model), as `prisma generate` would type it for the snippets. */
+interface ShopPrismaOrders {
+  update(args: { where: { qrisHistoryId: string }; data: { status: string } }): Promise<unknown>;
+}
+interface ShopPrismaTransaction {
+  order: ShopPrismaOrders;
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+declare const prisma: ShopPrismaTransaction & {
+  $transaction<R>(
+    fn: (tx: ShopPrismaTransaction) => Promise<R>,
+    options?: { maxWait?: number; timeout?: number },
+  ): Promise<R>;
+  $disconnect(): Promise<void>;
+};
+/** The shop's initialised TypeORM DataSource and its `Order` entity. */
+declare const dataSource: import("typeorm").DataSource;
+declare class Order {
+  qrisHistoryId: string;
+  status: string;
+}
