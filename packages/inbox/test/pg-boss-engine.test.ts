@@ -1,6 +1,6 @@
 // What only the pg-boss engine does: it keeps a dead letter's tries across a worker that dies mid-event (its hold
 // runs out, the reaper hands the job back, and the tries before must still be listed), and it writes concurrent
-// deliveries as multi-row inserts.
+// deliveries as multi-row inserts, and its fetch cursor loses no event that fell due behind it.
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import PgBoss from "pg-boss";
@@ -92,4 +92,44 @@ it("writes concurrent deliveries as a few multi-row inserts, one job per key", a
   expect(sends).toBe(0);
   expect(inserts).toBeGreaterThan(0);
   expect(inserts).toBeLessThanOrEqual(10);
+}, 60_000);
+
+it("takes an event that fell due before the fetch cursor (a late commit) too", async () => {
+  const inbox = await createPgBossInbox({
+    boss,
+    name: "cursor",
+    fetchBatchSize: 5,
+    pollingIntervalMs: 50,
+    logger: { warn: () => {} },
+  });
+  const message = (key: string): InboxMessage => ({ key, source: "qris", body: "{}", receivedAt: Date.now() });
+  for (let i = 0; i < 30; i++) await inbox.enqueue(message(`qris:payment.success:cursor-${i}`));
+  const seen = new Set<string>();
+  let late = false;
+  const consumer = await inbox.consume(
+    async ({ message: m }) => {
+      if (!late) {
+        // Queued now but due an hour ago, as a transaction that began then and committed late: behind the cursor.
+        late = true;
+        await inbox.enqueue(message("qris:payment.success:cursor-late"));
+        await boss
+          .getDb()
+          .executeSql(
+            "UPDATE pgboss.job SET start_after = now() - interval '1 hour' WHERE name = 'cursor' AND state = 'created' AND data->'message'->>'key' = $1",
+            ["qris:payment.success:cursor-late"],
+          );
+      }
+      await new Promise((r) => setTimeout(r, 5));
+      seen.add(m.key);
+      return { kind: "done" };
+    },
+    { concurrency: 5 },
+  );
+  try {
+    for (let i = 0; i < 300 && seen.size < 31; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen.size).toBe(31);
+    expect(seen.has("qris:payment.success:cursor-late")).toBe(true);
+  } finally {
+    await consumer.stop({ timeoutMs: 2_000 });
+  }
 }, 60_000);

@@ -32,12 +32,20 @@ export interface ConsumerContext {
 /** A fetched job: pg-boss's columns, with the retry count its fetch gave it. */
 interface FetchedJob extends PgBossJob {
   retryCount: number;
+  /** The latest `start_after` of its batch (PostgreSQL's text, read back as is). */
+  cursorAt: string;
 }
 
 /** A fetch with no answer in this long is given up (its events, if it took any, come back when their hold ends). */
 const FETCH_TIME_LIMIT_MS = 30_000;
 /** At most one warning per worker in this long: an outage fails every call of every held event. */
 const WARNING_INTERVAL_MS = 5_000;
+/**
+ * A worker fetches from where its last full batch ended, and from the start at least this often, or after a batch
+ * that was not full: an event due before the cursor (an enqueue whose transaction committed late, a row another
+ * worker locked and let go) waits at most this long.
+ */
+const REWIND_INTERVAL_MS = 5_000;
 /** How often a worker checks its queue's partition: statistics, and the reaper's index. */
 const UPKEEP_INTERVAL_MS = 30_000;
 
@@ -89,11 +97,16 @@ export async function consumePgBossInbox(
 
   const loop = (async () => {
     let fetchFailures = 0;
+    let cursor: string | undefined;
+    let rewoundAt = 0;
     while (!stopping) {
       let batch: FetchedJob[];
       try {
-        const { rows } = await withTimeLimit(sql(statements.fetch, [name, batchSize]), FETCH_TIME_LIMIT_MS, "fetch");
-        batch = rows as FetchedJob[];
+        if (Date.now() - rewoundAt >= REWIND_INTERVAL_MS) cursor = undefined;
+        if (cursor === undefined) rewoundAt = Date.now();
+        const fetch = sql(statements.fetch, [name, batchSize, cursor ?? null]);
+        batch = (await withTimeLimit(fetch, FETCH_TIME_LIMIT_MS, "fetch")).rows as FetchedJob[];
+        cursor = batch.length === batchSize ? batch[0]?.cursorAt : undefined;
         fetchFailures = 0;
       } catch (error) {
         fetchFailures += 1;

@@ -6,11 +6,14 @@
 /** The statements of one schema. */
 export interface InboxStatements {
   /**
-   * Takes up to `$2` due events, oldest due first, and marks them active (as pg-boss's fetch does, retry count
-   * included). pg-boss 10's own fetch orders by priority and creation time, which no index of its table serves:
-   * it reads and sorts every waiting event on each call (133 ms at 100,000 waiting, against 0.1 ms here). Ordered by
-   * `start_after`, the scan follows pg-boss's own index `(name, start_after) WHERE state < 'active'` and stops after
-   * `$2` rows. The inbox sets no priorities; events falling due at once keep their order of arrival.
+   * Takes up to `$2` due events, oldest due first, from `start_after` `$3` on (null: from the start), and marks them
+   * active (as pg-boss's fetch does, retry count included); each row carries the latest `start_after` taken
+   * (`cursorAt`), where the worker's next fetch starts. pg-boss 10's own fetch orders by priority and creation time,
+   * which no index of its table serves: it reads and sorts every waiting event on each call (133 ms at 100,000
+   * waiting, against 0.1 ms here). Ordered by `start_after`, the scan follows pg-boss's own index
+   * `(name, start_after) WHERE state < 'active'` and stops after `$2` rows; starting at the cursor, it also skips the
+   * entries the index still keeps for the events taken before (until a vacuum), which a scan from the start reads
+   * again on every fetch. The inbox sets no priorities; events falling due at once keep their order of arrival.
    */
   readonly fetch: string;
   /** Renews the hold of the held jobs `$2` (ids) at retry counts `$3`; a job being settled meanwhile is skipped. */
@@ -44,17 +47,22 @@ export function inboxStatements(schema: string): InboxStatements {
       WITH next AS (
         SELECT id FROM ${jobs}
          WHERE name = $1 AND state < 'active' AND start_after < now()
+           AND start_after >= coalesce($3::timestamptz, '-infinity'::timestamptz)
          ORDER BY start_after
          LIMIT $2
          FOR UPDATE SKIP LOCKED
+      ), taken AS (
+        UPDATE ${jobs} j SET
+          state = 'active',
+          started_on = now(),
+          retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+        FROM next
+        WHERE j.name = $1 AND j.id = next.id
+        RETURNING j.id, j.data, j.retry_count, j.output, j.start_after
       )
-      UPDATE ${jobs} j SET
-        state = 'active',
-        started_on = now(),
-        retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
-      FROM next
-      WHERE j.name = $1 AND j.id = next.id
-      RETURNING j.id, j.data, j.retry_count AS "retryCount", j.output`,
+      SELECT id, data, retry_count AS "retryCount", output, (max(start_after) OVER ())::text AS "cursorAt"
+        FROM taken
+       ORDER BY start_after`,
     heartbeat: `
       UPDATE ${jobs} j SET started_on = now()
         FROM (${heldRows("j.state = 'active'")}) AS held
