@@ -192,13 +192,15 @@ export async function recoveryScenario(
     let taken = 0;
     let outage: { from: number; to: number } | undefined;
     let metOutage = 0;
-    // A backlog first (40 % at once), then the rest paced over `sendOverMs`: deliveries go on through the fault.
+    // A backlog first (40 % at once), then the rest paced over `sendOverMs`, the last fifth not before the fault.
     const total = deliveries.length;
     const pauseMs = (options.sendOverMs * SENDERS) / (total * 0.6);
     const sendDeadline = Date.now() + options.waitMs + 60_000;
     const sender = async () => {
       for (let id = deliveries.shift(); id !== undefined && running; id = deliveries.shift()) {
         taken += 1;
+        // The last fifth waits for the fault, so that deliveries meet it however fast the rest went.
+        if (taken > total * 0.8) await until(async () => outage !== undefined || !running, 60_000);
         firstSent.add(id);
         const body = JSON.stringify(fixtures.qrisPaymentSuccess({ qris_history_id: id, amount: 10_000 }));
         for (let attempt = 0; attempt < 2_000 && running && Date.now() < sendDeadline; attempt++) {
