@@ -15,8 +15,9 @@ const EXPECTED =
  * the handlers get as `ctx.transaction` (write with `ctx.transaction("orders").update(…)`, never with `knex`).
  *
  * When handlers run out of time, their transaction's connection is closed: the database rolls it back, and whatever
- * they send through it later fails (Knex itself refuses statements once it sent the ROLLBACK; closing also frees a
- * connection a stuck statement still holds). Knex's pool replaces the connection.
+ * they send through it later fails (Knex itself refuses statements once it sent the ROLLBACK; closing also ends a
+ * statement still running, and frees the session's locks: MySQL's `GET_LOCK`, which the MySQL store takes and a
+ * ROLLBACK would keep). Knex's pool replaces the connection.
  *
  * @throws WebhookConfigurationError when `knex` is not a Knex instance for PostgreSQL or MySQL/MariaDB.
  *

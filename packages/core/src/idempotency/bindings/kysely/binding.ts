@@ -35,6 +35,8 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
   ) {
     throw wrongObject("kyselyBinding", EXPECTED, db);
   }
+  // PostgreSQL's adapter is the one of Kysely's server dialects that supports RETURNING (MySQL's does not).
+  const postgres = candidate.getExecutor().adapter.supportsReturning;
   // Per open transaction: settles once Kysely has ended it (and refuses its statements from then on).
   const endings = new WeakMap<Transaction<DB>, Promise<unknown>>();
   // Per abandoned transaction: resolves once its connection is held for the rollback.
@@ -77,7 +79,9 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
       // Kysely runs a transaction's statements one at a time and marks it rolled back only once its ROLLBACK was
       // answered, so a statement sent meanwhile would run after it, outside any transaction. Taking the
       // connection's turn now and keeping it until Kysely has ended the transaction makes every later statement
-      // wait, then fail.
+      // wait, then fail. Kysely cannot close a connection, so the turn also does what closing it would: the
+      // transaction rolled back at once, and on MySQL the session's named locks freed (the MySQL store holds the
+      // event's lock with GET_LOCK, which a ROLLBACK keeps), before the pool lends the connection again.
       let held!: () => void;
       const holding = new Promise<void>((resolve) => {
         held = resolve;
@@ -86,7 +90,13 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
       const ending = endings.get(tx);
       try {
         tx.getExecutor()
-          .provideConnection(async () => {
+          .provideConnection(async (connection) => {
+            try {
+              await connection.executeQuery(compiledStatement("ROLLBACK", []));
+              if (!postgres) await connection.executeQuery(compiledStatement("DO RELEASE_ALL_LOCKS()", []));
+            } catch {
+              // A connection that failed is discarded by its pool: its transaction and locks end with it.
+            }
             held();
             await ending;
           })

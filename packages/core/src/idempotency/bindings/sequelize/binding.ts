@@ -13,9 +13,9 @@ const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/Mari
  * the handlers get as `ctx.transaction` (write with `Order.update(…, { where, transaction: ctx.transaction })`; a
  * query without `transaction` runs outside it, unless you enabled Sequelize's CLS).
  *
- * When handlers run out of time, their transaction's connection is closed: the database rolls it back, and whatever
- * they send with that transaction later fails (Sequelize refuses a finished transaction only once its ROLLBACK is
- * on its way, so a statement already past that check could otherwise run after it). Sequelize's pool replaces the
+ * When handlers run out of time, their transaction's connection is closed: the database rolls it back, whatever they
+ * send with that transaction later fails, a statement of theirs still running ends, and the session's locks go with
+ * it (MySQL's `GET_LOCK`, which the MySQL store takes and a ROLLBACK would keep). Sequelize's pool replaces the
  * connection.
  *
  * @throws WebhookConfigurationError when `sequelize` is not a Sequelize instance for PostgreSQL or MySQL/MariaDB.
