@@ -6,6 +6,7 @@ import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mar
 import mysql from "mysql2/promise";
 import { DataSource, type EntityManager, EntitySchema } from "typeorm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
+import type { SqlBinding } from "../src/idempotency/sql/binding.js";
 import { MysqlIdempotencyStore } from "../src/mysql.js";
 import { typeormBinding } from "../src/typeorm.js";
 import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
@@ -132,6 +133,85 @@ describe("MySQL store through the TypeORM binding: the shop's handler", () => {
       expect(rows).toEqual([{ key: `qris:payment.success:${id}`, state: "completed" }]);
     } finally {
       await dataSource.destroy();
+    }
+  });
+});
+
+/**
+ * A binding over a mysql2 pool whose abandon() closes nothing: the library rolls back and keeps the connection, as
+ * Prisma does. The event's lock must still be freed, or the pooled connection would hold it for good.
+ */
+function keepingBinding(pool: mysql.Pool): SqlBinding<mysql.PoolConnection> {
+  return {
+    library: "mysql2 (keeps its connections)",
+    async transaction(work) {
+      const connection = await pool.getConnection();
+      try {
+        await connection.beginTransaction();
+        await work(connection);
+        await connection.commit();
+      } catch (error) {
+        await connection.rollback().catch(() => {});
+        throw error;
+      } finally {
+        connection.release();
+      }
+    },
+    async query(sql, params, tx) {
+      const [result] = await (tx ?? pool).execute(sql, [...params] as (string | number)[]);
+      if (Array.isArray(result)) return { rows: result as Record<string, unknown>[] };
+      return { rows: [], affectedRows: (result as mysql.ResultSetHeader).affectedRows };
+    },
+    abandon() {},
+  };
+}
+
+describe("MySQL store through a binding that keeps the connection of an abandoned transaction", () => {
+  it("frees the event's lock before the rollback, so the pooled connection does not keep it", async () => {
+    const pool = mysql.createPool({ uri: server.url, connectionLimit: 2 });
+    try {
+      const table = "keeping_events";
+      const store = new MysqlIdempotencyStore({ binding: keepingBinding(pool), table });
+      await store.ensureSchema();
+      let release!: () => void;
+      const hold = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let first = true;
+      const receiver = createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+        idempotency: { store, transactional: true, handlerTimeoutMs: 200 },
+        logger: { warn: () => {}, error: () => {} },
+      }).on("payment.success", async (event, ctx) => {
+        await ctx.transaction.execute(
+          "INSERT INTO orders (history_id, paid_count) VALUES (?, 1) ON DUPLICATE KEY UPDATE paid_count = paid_count + 1",
+          [String(event.data.qris_history_id)],
+        );
+        if (first) {
+          first = false;
+          await hold;
+        }
+      });
+      const key = "qris:payment.success:keep-1";
+      const lockFree = async () => {
+        const [rows] = await admin.query(
+          "SELECT IS_FREE_LOCK(CONCAT('kirimbayar:', LEFT(SHA2(CONCAT(DATABASE(), '.', ?, ':', ?), 256), 52))) AS free",
+          [table, key],
+        );
+        return Number((rows as { free: number }[])[0]?.free);
+      };
+      expect((await receiver.handle(delivery("keep-1"))).status).toBe(500);
+      // Both of the pool's connections are alive, neither holds the event's lock, and nothing was committed.
+      await vi.waitFor(async () => expect(await lockFree()).toBe(1), { timeout: 3_000, interval: 20 });
+      const [orders] = await admin.query("SELECT paid_count FROM orders WHERE history_id = 'keep-1'");
+      expect(orders).toEqual([]);
+      release();
+      expect((await receiver.handle(delivery("keep-1"))).status).toBe(200);
+      const [after] = await admin.query("SELECT paid_count FROM orders WHERE history_id = 'keep-1'");
+      expect(after).toEqual([{ paid_count: 1 }]);
+    } finally {
+      await pool.end();
     }
   });
 });

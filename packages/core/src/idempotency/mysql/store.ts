@@ -84,6 +84,8 @@ export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
+/** How long an abandoned bound transaction waits for its event lock to be freed before it is rolled back anyway. */
+const UNLOCK_WAIT_MS = 1_000;
 
 /** The result of `execute`/`query`: rows for a read, a header with `affectedRows` for a write. */
 function resultOf(answer: [unknown, unknown]): MysqlStatementResult {
@@ -468,16 +470,29 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
     return this.#end(false);
   }
 
-  // The binding makes the transaction's later statements fail (closing its connection, which frees the lock too),
-  // then it is rolled back without waiting for the handlers.
+  // The event's lock is freed first, through the transaction (a library that rolls back and keeps the connection,
+  // as Prisma does, would otherwise give it back to its pool still holding the lock, and every later delivery of the
+  // event would be answered 409). Then the binding makes the transaction's later statements fail (closing its
+  // connection where it can, which frees the lock too), and the transaction is rolled back without waiting for the
+  // handlers: at most UNLOCK_WAIT_MS for the unlock, which may queue behind a handler's statement.
   abandon(): void {
     if (this.#ended) return;
     this.#abandoned = true;
+    this.#ended = true;
+    const key = this.#locked;
+    const unlocking =
+      key === undefined
+        ? Promise.resolve()
+        : this.#run(this.statements.unlock(key)).then(
+            () => {},
+            () => {},
+          );
     try {
       this.binding.abandon(this.held.tx);
     } finally {
-      this.#ended = true;
-      this.held.end(false).catch(() => {});
+      raceTimer(unlocking, UNLOCK_WAIT_MS, () => {})
+        .then(() => this.held.end(false))
+        .catch(() => {});
     }
   }
 
