@@ -1,6 +1,7 @@
-// Generates the Prisma client of the tests' schema (./schema.prisma → ./generated, gitignored) offline: `prisma
-// generate` needs no schema engine, but Prisma 7 still tries to download one unless told where it is, and these
-// machines cannot reach its host; /bin/true stands in (see TOOLCHAIN.md §8). Nothing is downloaded.
+// Generates the Prisma clients of the tests' schemas (./schema.prisma, ./mysql/schema.prisma → generated/ beside
+// each, gitignored) offline: `prisma generate` needs no schema engine, but Prisma 7 still tries to download one
+// unless told where it is, and these machines cannot reach its host; /bin/true stands in (see TOOLCHAIN.md §8).
+// Nothing is downloaded.
 // Used as the core tests' vitest globalSetup and before the typecheck (`node test/prisma/generate.mjs`).
 import { execFileSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
@@ -30,9 +31,12 @@ export function generatePrismaClient(
   });
 }
 
+// The PostgreSQL shop and the MariaDB one.
+const SCHEMAS = [join(here, "schema.prisma"), join(here, "mysql", "schema.prisma")];
+
 /** vitest globalSetup. */
 export default function setup() {
-  generatePrismaClient();
+  for (const schema of SCHEMAS) generatePrismaClient(schema);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) generatePrismaClient();
+if (process.argv[1] === fileURLToPath(import.meta.url)) setup();
