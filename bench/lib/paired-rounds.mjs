@@ -61,3 +61,23 @@ export function pairedRatio(runs, route, baseline, goal) {
     ...(goal === undefined ? {} : { goal, result: verdict(interval, goal, "at-least") }),
   };
 }
+
+/**
+ * `measure` that tries again (after `waitMs`, at most `attempts` times in all) when a route's server fails to start:
+ * on a machine shared with other work, the packages it imports can be rebuilt under it (a `dist` briefly missing).
+ * Load runs that started are never repeated.
+ */
+export function retryingStart(measure, attempts = 4, waitMs = 15_000) {
+  return async (route, round) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await measure(route, round);
+      } catch (error) {
+        const notStarted = /before it was ready|did not start/.test(String(error?.message));
+        if (!notStarted || attempt >= attempts) throw error;
+        console.log(`${route}: its server did not start (${error.message}); trying again in ${waitMs / 1000} s`);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+  };
+}

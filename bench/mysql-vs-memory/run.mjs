@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { startMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import mysql from "mysql2/promise";
 import { measure as measureRoute, stopAll } from "../lib/orders-route-load.mjs";
-import { pairedRatio, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
+import { pairedRatio, retryingStart, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
 import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
 
 const GOALS = [
@@ -38,7 +38,7 @@ const GOALS = [
 const GROUPS = GOALS.map((g) => [g.route, g.baseline]);
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const DURATION_S = quick ? 2 : 3;
-const ROUNDS = quick ? 1 : 8;
+const ROUNDS = quick ? 1 : 11;
 const CONNECTIONS = 50;
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
@@ -67,7 +67,7 @@ try {
       duration: DURATION_S,
       server,
     });
-  const runs = await runPairedRounds(GROUPS, ROUNDS, measure);
+  const runs = await runPairedRounds(GROUPS, ROUNDS, retryingStart(measure));
   const results = GOALS.map((g) => ({ ...g, ...pairedRatio(runs, g.route, g.baseline, g.goal) }));
   const labels = {
     memory: "memory store (`MemoryIdempotencyStore`), no-op handler",

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
 import { measure as measureRoute, stopAll } from "../lib/orders-route-load.mjs";
-import { pairedRatio, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
+import { pairedRatio, retryingStart, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
 import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
 import { contextComment } from "../lib/summary.mjs";
 
@@ -40,7 +40,7 @@ const LIBRARIES = [
 const GROUPS = [["memory", "pg", "pg-hand"], ...LIBRARIES.slice(1).map((l) => [l.route, l.hand])];
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const DURATION_S = quick ? 2 : 3;
-const ROUNDS = quick ? 1 : 8;
+const ROUNDS = quick ? 1 : 11;
 const CONNECTIONS = 50;
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
@@ -102,7 +102,7 @@ try {
       duration: DURATION_S,
       server,
     });
-  const runs = await runPairedRounds(GROUPS, ROUNDS, measure);
+  const runs = await runPairedRounds(GROUPS, ROUNDS, retryingStart(measure));
 
   const results = LIBRARIES.map((library) => ({
     ...library,
