@@ -5,7 +5,7 @@
 import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
-import { DataSource, type EntityManager, EntitySchema } from "typeorm";
+import { DataSource, type EntityManager, EntitySchema, type MigrationInterface, type QueryRunner } from "typeorm";
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi } from "vitest";
 import { holdTransaction } from "../src/idempotency/sql/callback-transaction.js";
 import { PostgresIdempotencyStore, postgresIdempotencySchema } from "../src/postgres.js";
