@@ -12,5 +12,6 @@ export * from "./reconcile/index.js";
 export * from "./shipping/index.js";
 export { webhookTelemetry } from "./telemetry/webhook-telemetry.js";
 export { SDK_NAME } from "./version.js";
+export { applyEvent, processInboxMessage } from "./webhooks/pipeline/apply.js";
 export { transactionalStage } from "./webhooks/pipeline/transactional.js";
 export * from "./webhooks.js";

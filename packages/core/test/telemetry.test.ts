@@ -4,6 +4,7 @@ import { metrics, trace } from "@opentelemetry/api";
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { beforeEach, describe, expect, it } from "vitest";
+import { processInboxMessage } from "../src/index.js";
 import { createReconciler } from "../src/reconcile/reconciler.js";
 import { webhookTelemetry } from "../src/telemetry.js";
 import { createWebhookReceiver, tokenVerifier, type WebhookTelemetry } from "../src/webhooks.js";
@@ -96,7 +97,7 @@ describe("receiver telemetry", () => {
       logger: quiet,
     }).on("payment.success", () => {});
     expect((await qris.handle(deliver("q-1"))).status).toBe(200);
-    await qris.processInboxMessage({
+    await processInboxMessage(qris, {
       key: "qris:payment.success:q-1",
       source: "qris",
       body: JSON.stringify(qrisSuccess({ qris_history_id: "q-1" })),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { applyEvent } from "../src/index.js";
 import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
 import { qrisSuccess } from "./support/webhook-requests.js";
 
@@ -7,15 +8,15 @@ const receiverOf = () =>
   createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: ["t"], in: "query" })], logger: quiet });
 
 // applyEvent is what the reconciler calls with the event it built from a status response.
-describe("receiver.applyEvent", () => {
+describe("applyEvent(receiver, payload)", () => {
   it("applies an event once, then answers already_applied under the same key", async () => {
     const applied: string[] = [];
     const receiver = receiverOf().on("payment.success", (event, ctx) => {
       applied.push(`${event.data.qris_history_id} ${ctx.origin}`);
     });
     const event = qrisSuccess({ qris_history_id: "h-1" });
-    expect(await receiver.applyEvent(event)).toEqual({ outcome: "applied", key: "qris:payment.success:h-1" });
-    expect(await receiver.applyEvent(event)).toEqual({ outcome: "already_applied", key: "qris:payment.success:h-1" });
+    expect(await applyEvent(receiver, event)).toEqual({ outcome: "applied", key: "qris:payment.success:h-1" });
+    expect(await applyEvent(receiver, event)).toEqual({ outcome: "already_applied", key: "qris:payment.success:h-1" });
     expect(applied).toEqual(["h-1 reconciliation"]);
   });
 
@@ -30,7 +31,7 @@ describe("receiver.applyEvent", () => {
       { ...qrisSuccess({ qris_history_id: "h-2" }), ...hostile },
       qrisSuccess({ qris_history_id: "h-3", extra: { deep: [hostile] } }),
     ]) {
-      const result = await receiver.applyEvent(event);
+      const result = await applyEvent(receiver, event);
       expect(result.outcome).toBe("invalid");
       expect(String((result as { error?: Error }).error?.message)).toMatch(/__proto__/);
     }
@@ -46,7 +47,7 @@ describe("receiver.applyEvent", () => {
       }
     });
     const ids = ["ok-1", "bad-1", "ok-2", "bad-2", "ok-3"];
-    const results = await Promise.all(ids.map((id) => receiver.applyEvent(qrisSuccess({ qris_history_id: id }))));
+    const results = await Promise.all(ids.map((id) => applyEvent(receiver, qrisSuccess({ qris_history_id: id }))));
     expect(results.map((result) => result.outcome)).toEqual(["applied", "failed", "applied", "failed", "applied"]);
     expect(results.map((result) => (result as { error?: Error }).error?.message)).toEqual([
       undefined,
@@ -57,7 +58,15 @@ describe("receiver.applyEvent", () => {
     ]);
     // A failed event was released: once the handler works, the next run applies it; a success stays applied.
     failing.clear();
-    expect((await receiver.applyEvent(qrisSuccess({ qris_history_id: "bad-1" }))).outcome).toBe("applied");
-    expect((await receiver.applyEvent(qrisSuccess({ qris_history_id: "ok-1" }))).outcome).toBe("already_applied");
+    expect((await applyEvent(receiver, qrisSuccess({ qris_history_id: "bad-1" }))).outcome).toBe("applied");
+    expect((await applyEvent(receiver, qrisSuccess({ qris_history_id: "ok-1" }))).outcome).toBe("already_applied");
+  });
+
+  it("refuses, naming the fix, anything that is not a receiver createWebhookReceiver made (a copy or a look-alike)", async () => {
+    const receiver = createWebhookReceiver({ source: "qris", verify: [tokenVerifier({ secrets: "t", in: "query" })] });
+    const lookAlike = { ...receiver };
+    await expect(applyEvent(lookAlike, qrisSuccess())).rejects.toThrow(
+      "applyEvent: the receiver must be one createWebhookReceiver made",
+    );
   });
 });

@@ -2,6 +2,7 @@
 // forever, ctx.signal tells the handler, and the claim follows the handler's real end, so nothing runs twice while
 // it is still running and nothing is lost when it fails late.
 import { describe, expect, it } from "vitest";
+import { applyEvent } from "../src/index.js";
 import {
   createWebhookReceiver,
   MemoryIdempotencyStore,
@@ -122,13 +123,13 @@ describe("handlers that run out of time", () => {
       calls++;
       if (calls === 1) await new Promise<void>(() => {});
     });
-    const applied = await qris.applyEvent(payload("r-1"));
+    const applied = await applyEvent(qris, payload("r-1"));
     expect(applied).toMatchObject({
       outcome: "failed",
       error: expect.objectContaining({ code: "webhook_handler_timeout" }),
     });
     // The hung first run still holds the claim until its lease ends.
-    expect((await qris.applyEvent(payload("r-1"))).outcome).toBe("in_progress");
+    expect((await applyEvent(qris, payload("r-1"))).outcome).toBe("in_progress");
   });
 
   it("refuses a limit that is not a positive number", () => {

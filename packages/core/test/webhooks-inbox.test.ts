@@ -3,6 +3,7 @@
 // `processInboxMessage`, with the same handlers and idempotency store.
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
+import { processInboxMessage } from "../src/index.js";
 import {
   createWebhookReceiver,
   type InboxMessage,
@@ -180,8 +181,8 @@ describe("processInboxMessage: what a worker runs", () => {
   it("runs the handlers once under the queued key, with ctx.origin inbox; a second run is already applied", async () => {
     const message = await queuedMessage(qrisSuccess({ qris_history_id: "w-1" }));
     const { receiver, ran } = qrisReceiver(memoryInbox().inbox);
-    expect(await receiver.processInboxMessage(message)).toEqual({ outcome: "applied", key: message.key });
-    expect(await receiver.processInboxMessage(message)).toEqual({ outcome: "already_applied", key: message.key });
+    expect(await processInboxMessage(receiver, message)).toEqual({ outcome: "applied", key: message.key });
+    expect(await processInboxMessage(receiver, message)).toEqual({ outcome: "already_applied", key: message.key });
     expect(ran).toEqual([{ id: "w-1", origin: "inbox", key: message.key }]);
   });
 
@@ -196,7 +197,7 @@ describe("processInboxMessage: what a worker runs", () => {
     }).on("payment.success", () => {});
     expect((await direct.handle(deliver(qrisSuccess({ qris_history_id: "w-2" })))).status).toBe(200);
     const { receiver, ran } = qrisReceiver(memoryInbox().inbox, { store });
-    expect((await receiver.processInboxMessage(message)).outcome).toBe("already_applied");
+    expect((await processInboxMessage(receiver, message)).outcome).toBe("already_applied");
     expect(ran).toEqual([]);
   });
 
@@ -209,21 +210,21 @@ describe("processInboxMessage: what a worker runs", () => {
         if (fail) throw new Error("database down");
       },
     );
-    const first = await receiver.processInboxMessage(message);
+    const first = await processInboxMessage(receiver, message);
     expect(first.outcome).toBe("failed");
     expect((first.error as Error).message).toBe("database down");
     fail = false;
-    expect((await receiver.processInboxMessage(message)).outcome).toBe("applied");
+    expect((await processInboxMessage(receiver, message)).outcome).toBe("applied");
   });
 
   it("calls a message invalid when its body fails the schema or it belongs to another source", async () => {
     const { receiver, ran } = qrisReceiver(memoryInbox().inbox);
     const base = { key: "k", source: "qris" as const, receivedAt: 1 };
-    expect((await receiver.processInboxMessage({ ...base, body: "{}" })).outcome).toBe("invalid");
-    expect((await receiver.processInboxMessage({ ...base, body: "not json" })).outcome).toBe("invalid");
+    expect((await processInboxMessage(receiver, { ...base, body: "{}" })).outcome).toBe("invalid");
+    expect((await processInboxMessage(receiver, { ...base, body: "not json" })).outcome).toBe("invalid");
     const other = { ...base, source: "orders" as const, body: JSON.stringify(orderStatus()) };
-    expect((await receiver.processInboxMessage(other)).outcome).toBe("invalid");
-    expect((await receiver.processInboxMessage(null as unknown as InboxMessage)).outcome).toBe("invalid");
+    expect((await processInboxMessage(receiver, other)).outcome).toBe("invalid");
+    expect((await processInboxMessage(receiver, null as unknown as InboxMessage)).outcome).toBe("invalid");
     expect(ran).toEqual([]);
   });
 
@@ -241,7 +242,7 @@ describe("processInboxMessage: what a worker runs", () => {
     const worker = createWebhookReceiver(options).on("payment.callback", (_, ctx) => {
       seen.push(ctx.idempotencyKey);
     });
-    expect((await worker.processInboxMessage(message)).outcome).toBe("applied");
+    expect((await processInboxMessage(worker, message)).outcome).toBe("applied");
     expect(seen).toEqual([message.key]);
     // A direct delivery of the same bytes is a duplicate of the event the worker applied.
     const direct = await worker.handle(webhookRequest({ rawBody: body }));

@@ -1,5 +1,7 @@
+import { processInboxMessage } from "@kirimbayar/core";
 import {
   type AnyLogger,
+  type AnyWebhookReceiver,
   type AppliedEvent,
   type InboxMessage,
   type KirimbayarTelemetry,
@@ -10,11 +12,13 @@ import {
 import { type InboxRetryPolicy, nextRetryDelay, resolveRetryPolicy } from "./retry-policy.js";
 import type { InboxConsumer, InboxDelivery, InboxQueue, InboxVerdict } from "./types.js";
 
-/** What the worker needs of a receiver: every `WebhookReceiver` of core is one. */
-export interface InboxReceiver {
-  readonly source: WebhookSource;
-  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
-}
+/**
+ * What the worker runs events through: a `WebhookReceiver` of core (through core's `processInboxMessage`), or an
+ * object with a `processInboxMessage` of its own, e.g. one that counts tries around core's.
+ */
+export type InboxReceiver =
+  | AnyWebhookReceiver
+  | { readonly source: WebhookSource; processInboxMessage(message: InboxMessage): Promise<AppliedEvent> };
 
 /** Options of {@link startInboxWorker}. */
 export interface InboxWorkerOptions {
@@ -115,7 +119,10 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
     if (receiver === undefined) {
       failure = `no ${String(message.source)} receiver was given to this worker`;
     } else {
-      const result = await receiver.processInboxMessage(message);
+      const result =
+        "processInboxMessage" in receiver
+          ? await receiver.processInboxMessage(message)
+          : await processInboxMessage(receiver, message);
       switch (result.outcome) {
         case "applied":
         case "already_applied":

@@ -2,7 +2,9 @@ import { RateLimitError } from "../errors/api-error.js";
 import { ConfigurationError, RequestValidationError, type ValidationIssue } from "../errors/validation.js";
 import { type KirimbayarTelemetry, SPAN_ERROR, SPAN_OK } from "../telemetry/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../webhooks/logger.js";
-import type { AppliedEvent } from "../webhooks/receiver-types.js";
+import { applyEvent } from "../webhooks/pipeline/apply.js";
+import { isWebhookReceiver } from "../webhooks/receiver-internals.js";
+import type { AnyWebhookReceiver, AppliedEvent } from "../webhooks/receiver-types.js";
 import { PollLimits } from "./poll-limits.js";
 import {
   type GatewayPaymentRecord,
@@ -15,11 +17,8 @@ import { type ReconcilerSchedule, type RunningReconciler, startSchedule } from "
 
 export type { ReconcilerSchedule, RunningReconciler } from "./schedule.js";
 
-/** What the reconciler needs of a receiver: every `WebhookReceiver` of the matching source is one. */
-export interface ReconcilableReceiver {
-  readonly source: string;
-  applyEvent(payload: unknown): Promise<AppliedEvent>;
-}
+/** A receiver the reconciler applies events through: a `WebhookReceiver` of the matching source. */
+export type ReconcilableReceiver = AnyWebhookReceiver;
 
 /** The status call of the QR service (`QrisClient` is one). */
 export interface QrisStatusSource {
@@ -123,7 +122,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   }
   for (const source of ["qris", "payment"] as const) {
     const receiver = receivers[source];
-    if (receiver !== undefined && (receiver.source !== source || typeof receiver.applyEvent !== "function")) {
+    if (receiver !== undefined && (receiver.source !== source || !isWebhookReceiver(receiver))) {
       throw new ConfigurationError(
         `receivers.${source}`,
         `createReconciler: receivers.${source} must be a "${source}" webhook receiver`,
@@ -160,7 +159,7 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       return { reference, outcome: "failed", error };
     }
     if (payload === undefined) return { reference, outcome: "pending", providerStatus };
-    const applied = await (receivers[reference.source] as ReconcilableReceiver).applyEvent(payload);
+    const applied = await applyEvent(receivers[reference.source] as ReconcilableReceiver, payload);
     return appliedResult(reference, providerStatus, applied);
   }
 

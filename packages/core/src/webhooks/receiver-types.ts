@@ -5,7 +5,7 @@ import type { IdempotencyStore, TransactionalIdempotencyStore } from "../idempot
 import type { WebhookTelemetry } from "../telemetry/types.js";
 import type { WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
-import type { InboxMessage, WebhookInbox } from "./inbox.js";
+import type { WebhookInbox } from "./inbox.js";
 import type { AnyLogger } from "./logger.js";
 import type { WebhookHandler } from "./registry.js";
 import type { OrderStatus, OrderStatusWebhook } from "./schemas.js";
@@ -105,8 +105,8 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
   /**
    * Inbox mode: a verified, parsed event is written to this queue under its idempotency key and answered 200 as
    * soon as it is written (503 when the queue cannot take it), instead of running the handlers in the request.
-   * Workers run it later through {@link SourceWebhookReceiver.processInboxMessage} (with the same handlers and
-   * idempotency store), retrying for as long as needed. Verification, parsing and the size and type checks are
+   * Workers run it later through `processInboxMessage(receiver, message)` of `@kirimbayar/core` (with the same
+   * handlers and idempotency store), retrying for as long as needed. Verification, parsing and the size and type checks are
    * unchanged. `@kirimbayar/inbox` has queues on pg-boss and BullMQ.
    */
   inbox?: WebhookInbox;
@@ -167,22 +167,9 @@ export interface SourceWebhookReceiver<S extends WebhookSource, Tx = unknown> {
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   /** Web-standard entry: reads the body (bounded by `maxBodyBytes`) and answers a `Response`. */
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
-  /**
-   * Runs an event learned elsewhere (the reconciler asked the provider's status endpoint) through this receiver's
-   * schema, handlers and idempotency store, under the key the webhook of the same event carries: so a webhook
-   * arriving later is a duplicate, and an event a webhook already applied is not applied again. Handlers see
-   * `ctx.origin === "reconciliation"`. Skips only what belongs to HTTP (transport checks, verifiers). Never throws.
-   */
-  applyEvent(payload: unknown): Promise<AppliedEvent>;
-  /**
-   * Runs one event that an inbox-mode receiver queued: parses `message.body` with this source's schema and runs it
-   * through the handlers and idempotency store under `message.key` (so a redelivery, a reconciliation or another
-   * worker never applies it twice). Handlers see `ctx.origin === "inbox"`. Never throws. Inbox workers call it.
-   */
-  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
 }
 
-/** What {@link SourceWebhookReceiver.applyEvent} did with an event. */
+/** What `applyEvent` and `processInboxMessage` (of `@kirimbayar/core`) did with an event. */
 export interface AppliedEvent {
   /**
    * `applied`: the handlers ran and completed now; `already_applied`: an earlier delivery completed it;
@@ -214,8 +201,6 @@ export interface AnyWebhookReceiver {
   onError(handler: WebhookErrorHandler): this;
   handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
   fetch(request: Request, info?: { remoteAddress?: string }): Promise<Response>;
-  applyEvent(payload: unknown): Promise<AppliedEvent>;
-  processInboxMessage(message: InboxMessage): Promise<AppliedEvent>;
 }
 
 /**

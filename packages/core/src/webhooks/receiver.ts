@@ -4,7 +4,6 @@ import type { ReceivedDelivery } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
-import { applyStages } from "./pipeline/apply.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
 import { inboxDelivery } from "./pipeline/enqueue.js";
 import { parseEvent } from "./pipeline/parse.js";
@@ -12,6 +11,7 @@ import { FailureReports } from "./pipeline/report.js";
 import { checkTransport, EncodedBody, MissingRawBody } from "./pipeline/transport.js";
 import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { receiverConfig } from "./receiver-config.js";
+import { attachInternals } from "./receiver-internals.js";
 import type {
   SourceWebhookReceiver,
   TransactionalIdempotencyOptions,
@@ -197,8 +197,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
     },
     handle,
     fetch: (request, info) => fetchEntry(receiver, request, info),
-    ...applyStages(config, reports, registry, dispatch),
   };
+  attachInternals(receiver, { config, reports, registry, dispatch });
   return receiver;
 }
 

@@ -12,6 +12,7 @@
 // outage, retry and dead verdicts, events in flight), so the parent can count what a killed process did. It exits on
 // SIGTERM (graceful stop) or when the parent goes away.
 
+import { processInboxMessage } from "@kirimbayar/core";
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { createWebhookReceiver } from "@kirimbayar/core/webhooks";
 import { startInboxWorker } from "@kirimbayar/inbox";
@@ -93,7 +94,7 @@ const counted = {
     stats.tries += 1;
     stats.inFlight += 1;
     try {
-      const result = await qris.processInboxMessage(message);
+      const result = await processInboxMessage(qris, message);
       if (result.outcome === "failed" || result.outcome === "in_progress") stats.failures += 1;
       if (result.outcome === "failed" && result.error?.message === OUTAGE_ERROR) stats.outageFailures += 1;
       return result;
