@@ -1,5 +1,11 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "nestjs-shop", include: ["test/**/*.test.ts"], environment: "node", testTimeout: 20_000 },
+  test: {
+    name: "nestjs-shop",
+    include: ["test/**/*.test.ts"],
+    environment: "node",
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
 });

@@ -1,12 +1,14 @@
 import type { AddressInfo } from "node:net";
 import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
 import { createApp } from "./app.js";
+import { openPrismaDatabase } from "./database/shop-database.js";
 
 export type { RunningShop, StartShopOptions };
 
 /**
  * Starts the Fastify shop on `config.host:config.port` (port 0 picks a free one) and registers its order webhook
- * when the order service is configured. The Fastify part is how the app listens and closes; {@link serveShop} does
+ * when the order service is configured. Its orders and the webhooks' idempotency records live in PostgreSQL through
+ * Prisma (`DATABASE_URL`, or an embedded PGlite without it), payment webhooks applied by transactional handlers. The Fastify part is how the app listens and closes; {@link serveShop} does
  * the rest, as in the Express and Hono shops.
  *
  * @example
@@ -14,7 +16,7 @@ export type { RunningShop, StartShopOptions };
  * console.log(`shop on ${shop.url}`);
  */
 export function startShop(config: ShopConfig, options: StartShopOptions = {}): Promise<RunningShop> {
-  return serveShop(config, options, async (runtime) => {
+  return serveShop(config, { database: openPrismaDatabase, ...options }, async (runtime) => {
     const app = createApp(runtime);
     await app.listen({ port: config.port, host: config.host });
     return {

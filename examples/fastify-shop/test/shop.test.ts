@@ -1,4 +1,7 @@
 import type { ShopConfig } from "@kirimbayar/example-shop-domain";
+import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
+import pg from "pg";
+import { afterAll } from "vitest";
 import { describeShopFlow } from "../../shop-domain/test/support/shop-flow.js";
 import { startShop } from "../src/server.js";
 
@@ -7,8 +10,26 @@ const startFastifyShop = async (config: ShopConfig) => {
   return { url: shop.url, unmatched: () => shop.runtime.handlers.unmatched, close: shop.close };
 };
 
+// The Fastify shop keeps its orders through Prisma, and each payment webhook updates its order on Prisma's
+// interactive transaction (ctx.transaction) together with the webhook's idempotency record: on its embedded
+// PostgreSQL (PGlite, the default), then on a real server.
 describeShopFlow("fastify", startFastifyShop);
 
-// The same flow with orders and webhook records in in-process PGlite: payment webhooks are applied by transactional
-// handlers (the order update commits with the webhook's idempotency record) behind the Fastify plugin.
-describeShopFlow("fastify", startFastifyShop, { name: "PGlite", env: async () => ({ SHOP_DATABASE: "postgres" }) });
+let postgres: TestPostgresServer | undefined;
+let databases = 0;
+afterAll(async () => {
+  await postgres?.destroy();
+});
+describeShopFlow("fastify", startFastifyShop, {
+  name: "PostgreSQL server via DATABASE_URL",
+  async env() {
+    postgres ??= await startPostgresServer();
+    // A fresh database per test, as a fresh shop would have.
+    const name = `shop_${++databases}`;
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    return { DATABASE_URL: postgres.url.replace(/\/postgres$/, `/${name}`) };
+  },
+});

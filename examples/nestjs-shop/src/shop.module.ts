@@ -1,12 +1,8 @@
 import {
-  createIdempotencyStore,
-  InMemoryOrderRepository,
   type OrderRepository,
   pendingPaymentReferences,
   Shop,
   type ShopConfig,
-  ShopConfigError,
-  type ShopIdempotency,
   ShopWebhookHandlers,
   shopVerifiers,
 } from "@kirimbayar/example-shop-domain";
@@ -18,10 +14,12 @@ import {
   ShippingClient,
 } from "@kirimbayar/nestjs";
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from "@nestjs/common";
+import { DataSource } from "typeorm";
+import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js";
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_IDEMPOTENCY, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -31,12 +29,12 @@ export interface ShopModuleOptions {
   now?: () => Date;
 }
 
-/** Closes the Redis connection of the idempotency store when the app shuts down. */
-class IdempotencyLifecycle implements OnApplicationShutdown {
-  constructor(@Inject(SHOP_IDEMPOTENCY) private readonly idempotency: ShopIdempotency) {}
+/** Closes the database (and the embedded PostgreSQL, if any) when the app shuts down. */
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(SHOP_DATABASE) private readonly database: ShopDatabase) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.idempotency.close();
+    await this.database.close();
   }
 }
 
@@ -45,25 +43,18 @@ class IdempotencyLifecycle implements OnApplicationShutdown {
 @Module({})
 class ShopInfrastructureModule {
   static forRoot(config: ShopConfig): DynamicModule {
-    if (config.database !== "memory") {
-      // Not silently ignored: the PostgreSQL variant (transactional handlers) is the Express and Hono shops'.
-      throw new ShopConfigError([
-        {
-          variable: "SHOP_DATABASE",
-          message: "the NestJS example keeps orders in memory; use the Hono or Express shop",
-        },
-      ]);
-    }
     return {
       module: ShopInfrastructureModule,
       providers: [
         { provide: SHOP_CONFIG, useValue: config },
-        { provide: SHOP_IDEMPOTENCY, useFactory: () => createIdempotencyStore(config.redisUrl) },
+        { provide: SHOP_DATABASE, useFactory: () => openShopDatabase(config.databaseUrl) },
+        // TypeORM's DataSource as an app provider, as `TypeOrmModule` provides it in a NestJS app.
+        { provide: DataSource, inject: [SHOP_DATABASE], useFactory: (database: ShopDatabase) => database.dataSource },
         { provide: PublicUrl, useValue: new PublicUrl(config.publicBaseUrl) },
-        { provide: ORDER_REPOSITORY, useValue: new InMemoryOrderRepository() },
-        IdempotencyLifecycle,
+        { provide: ORDER_REPOSITORY, inject: [SHOP_DATABASE], useFactory: (database: ShopDatabase) => database.orders },
+        DatabaseLifecycle,
       ],
-      exports: [SHOP_CONFIG, SHOP_IDEMPOTENCY, PublicUrl, ORDER_REPOSITORY],
+      exports: [SHOP_CONFIG, SHOP_DATABASE, DataSource, PublicUrl, ORDER_REPOSITORY],
     };
   }
 }
@@ -81,18 +72,16 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
       "paymentGateway",
       ...(config.orders === undefined ? [] : ["orderWebhook" as const]),
     ],
-    inject: [SHOP_CONFIG, SHOP_IDEMPOTENCY, ORDER_REPOSITORY],
-    useFactory: (
-      config: ShopConfig,
-      idempotency: ShopIdempotency,
-      orders: OrderRepository,
-    ): KirimbayarModuleOptions => {
+    inject: [SHOP_CONFIG, SHOP_DATABASE, ORDER_REPOSITORY],
+    useFactory: (config: ShopConfig, database: ShopDatabase, orders: OrderRepository): KirimbayarModuleOptions => {
       const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
       const verify = shopVerifiers({
         webhookSecret: config.webhookSecret,
         callbackApiKey: config.payment.callbackApiKey,
       });
-      const idempotencyOption = { idempotency: { store: idempotency.store } };
+      // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
+      // as ctx.transaction, and the order update commits together with the event's record.
+      const idempotencyOption = { idempotency: { store: database.store, transactional: true } };
       return {
         clients: {
           shipping: { apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption },

@@ -1,7 +1,7 @@
 /** Injection token of the validated {@link ShopConfig}. */
 export const SHOP_CONFIG = Symbol("shop:config");
-/** Injection token of the {@link ShopIdempotency} (the webhook idempotency store). */
-export const SHOP_IDEMPOTENCY = Symbol("shop:idempotency");
+/** Injection token of the shop's database (TypeORM's DataSource, the orders and the idempotency store). */
+export const SHOP_DATABASE = Symbol("shop:database");
 /** Injection token of the shop's {@link OrderRepository}. */
 export const ORDER_REPOSITORY = Symbol("shop:orders");
 /** Injection token of the {@link Shop} service. */

@@ -56,9 +56,15 @@ export const shopEnvSchema = z.object({
    * is the server of `DATABASE_URL`, or without it an in-process PGlite database.
    */
   SHOP_DATABASE: z.enum(["memory", "postgres"], { error: "SHOP_DATABASE must be memory or postgres" }).optional(),
-  /** A PostgreSQL server for SHOP_DATABASE=postgres (implies it). */
+  /**
+   * A PostgreSQL server for SHOP_DATABASE=postgres (implies it); the NestJS shop (TypeORM) also takes a MySQL or
+   * MariaDB server (`mysql://`, `mariadb://`).
+   */
   DATABASE_URL: z
-    .url({ protocol: /^postgres(ql)?$/, error: "DATABASE_URL must be a postgres:// or postgresql:// URL" })
+    .url({
+      protocol: /^(postgres(ql)?|mysql|mariadb)$/,
+      error: "DATABASE_URL must be a postgres://, postgresql://, mysql:// or mariadb:// URL",
+    })
     .optional(),
   /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),

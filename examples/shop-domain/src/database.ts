@@ -1,12 +1,21 @@
 import { PGlite } from "@electric-sql/pglite";
 import { type PgQueryable, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import type { IdempotencyStore, TransactionalIdempotencyStore } from "@kirimbayar/core/webhooks";
 import pg from "pg";
+import { ShopConfigError } from "./config.js";
+import type { OrderRepository } from "./order-repository.js";
 import { PostgresOrderRepository } from "./postgres-order-repository.js";
 
-/** The shop's PostgreSQL: its orders and the webhooks' idempotency records, in one database. */
-export interface ShopDatabase {
-  orders: PostgresOrderRepository;
-  store: PostgresIdempotencyStore;
+/**
+ * The shop's database: its orders and the webhooks' idempotency records in one database, whose transactions (`Tx`:
+ * the `pg` connection, Prisma's transaction client, TypeORM's EntityManager, ...) the payment webhooks' handlers
+ * update their order through.
+ */
+export interface ShopDatabase<Tx = PgQueryable> {
+  orders: OrderRepository;
+  store: IdempotencyStore & TransactionalIdempotencyStore<Tx>;
+  /** The orders on a delivery's open transaction (`ctx.transaction`). */
+  ordersWithin(transaction: Tx): OrderRepository;
   /** `"postgres"` for a server (`DATABASE_URL`), `"pglite"` for the in-process database. */
   kind: "postgres" | "pglite";
   close(): Promise<void>;
@@ -20,11 +29,22 @@ export interface ShopDatabase {
  * const database = await openShopDatabase(process.env.DATABASE_URL);
  */
 export async function openShopDatabase(databaseUrl: string | undefined): Promise<ShopDatabase> {
-  let database: ShopDatabase;
+  let database: ShopDatabase & { orders: PostgresOrderRepository; store: PostgresIdempotencyStore };
+  if (databaseUrl !== undefined && !/^postgres(ql)?:/.test(databaseUrl)) {
+    throw new ShopConfigError([
+      {
+        variable: "DATABASE_URL",
+        message:
+          "this shop keeps its orders in PostgreSQL through pg; MySQL and MariaDB are the NestJS shop's (TypeORM)",
+      },
+    ]);
+  }
   if (databaseUrl === undefined) {
     const db = new PGlite();
+    const orders = new PostgresOrderRepository(db, (work) => db.transaction(work));
     database = {
-      orders: new PostgresOrderRepository(db, (work) => db.transaction(work)),
+      orders,
+      ordersWithin: (tx) => orders.within(tx),
       store: new PostgresIdempotencyStore({ client: db, table: "shop_webhook_events" }),
       kind: "pglite",
       close: () => db.close(),
@@ -33,8 +53,10 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
     // Errors of idle connections (a database restart) surface on the next query; they must not crash the shop.
     pool.on("error", () => {});
+    const orders = new PostgresOrderRepository(pool, (work) => inPoolTransaction(pool, work));
     database = {
-      orders: new PostgresOrderRepository(pool, (work) => inPoolTransaction(pool, work)),
+      orders,
+      ordersWithin: (tx) => orders.within(tx),
       store: new PostgresIdempotencyStore({ pool, table: "shop_webhook_events" }),
       kind: "postgres",
       close: () => pool.end(),

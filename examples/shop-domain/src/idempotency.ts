@@ -1,5 +1,5 @@
-import { type IdempotencyStore, MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
 import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
+import { type IdempotencyStore, MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
 import { Redis } from "ioredis";
 
 /** An idempotency store and how to release it. */

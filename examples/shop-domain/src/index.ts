@@ -1,6 +1,7 @@
 // The example shop's framework-neutral logic, shared by the Express, Hono and NestJS example shops.
 export { loadShopConfig, type ShopConfig, ShopConfigError, shopEnvSchema } from "./config.js";
 export { openShopDatabase, type ShopDatabase } from "./database.js";
+export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.js";
 export { ShopError, type ShopErrorCode, shopErrorStatus, toShopError } from "./errors.js";
 export { logEvent, rupiah } from "./event-log.js";
 export { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";

@@ -8,9 +8,8 @@ import {
   ShippingClient,
 } from "@kirimbayar/core";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
-import type { PgQueryable } from "@kirimbayar/core/postgres";
 import type { ShopConfig } from "./config.js";
-import { openShopDatabase } from "./database.js";
+import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
@@ -25,6 +24,12 @@ export interface ShopRuntimeOptions {
   now?: () => Date;
   /** Where the payment services reach the shop, once known (after `listen` when the port is chosen by the OS). */
   publicBaseUrl: () => string;
+  /**
+   * Opens the shop's own database (the Fastify shop's, through Prisma), used whatever `SHOP_DATABASE` says; without
+   * it, PostgreSQL through `pg` with `SHOP_DATABASE=postgres`, else orders in memory.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: each shop's database has its own transaction type.
+  database?: ((config: ShopConfig) => Promise<ShopDatabase<any>>) | undefined;
 }
 
 /** Everything a framework needs to serve the shop: the shop, its webhook handlers and receivers, and the clients. */
@@ -75,7 +80,12 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         : new OrderWebhookClient({ apiKey: config.orders.apiKey, baseUrl: config.orders.baseUrl, ...fetchOption }),
   };
   // Orders and webhook records in one PostgreSQL database (transactional handlers), or orders in memory.
-  const database = config.database === "postgres" ? await openShopDatabase(config.databaseUrl) : undefined;
+  const database: ShopDatabase<unknown> | undefined =
+    options.database !== undefined
+      ? await options.database(config)
+      : config.database === "postgres"
+        ? ((await openShopDatabase(config.databaseUrl)) as ShopDatabase<unknown>)
+        : undefined;
   const orders: OrderRepository = database?.orders ?? new InMemoryOrderRepository();
   const now = options.now ?? (() => new Date());
   const shop = new Shop({
@@ -97,9 +107,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
     idempotency.store,
-    database === undefined
-      ? undefined
-      : { ordersWithin: (transaction) => database.orders.within(transaction as PgQueryable) },
+    database === undefined ? undefined : { ordersWithin: (transaction) => database.ordersWithin(transaction) },
   );
 
   const reconciler = createReconciler({

@@ -1,5 +1,5 @@
 import { loadShopConfig, type ShopConfig, ShopConfigError } from "./config.js";
-import { createShopRuntime, type ShopRuntime } from "./runtime.js";
+import { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
 
 /** A running shop, as the Express and Hono examples' `startShop` returns it. */
 export interface RunningShop {
@@ -9,11 +9,13 @@ export interface RunningShop {
   close(): Promise<void>;
 }
 
-/** Options of the Express and Hono examples' `startShop`. */
+/** Options of the Express, Hono and Fastify examples' `startShop`. */
 export interface StartShopOptions {
   /** `fetch` for the API clients (tests and the demo pass the fake provider's). */
   fetch?: typeof fetch;
   now?: () => Date;
+  /** The shop's own database (see {@link ShopRuntimeOptions.database}). */
+  database?: ShopRuntimeOptions["database"];
 }
 
 /** A framework's server once it listens: the port it got, and how to stop it. */

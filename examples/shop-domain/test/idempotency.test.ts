@@ -1,5 +1,5 @@
-import { MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
 import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
+import { MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIdempotencyStore } from "../src/idempotency.js";

@@ -97,7 +97,8 @@ export function describeShopFlow(
       const extraEnv = variant === undefined ? {} : await variant.env();
       shop = await start(loadShopConfig({ ...fakeProviderEnv(provider, server.url), ...extraEnv }));
       provider.qris.setWebhookUrl(webhookUrls(shop.url, WEBHOOK_SECRET).qris);
-    });
+      // A shop on an embedded database starts its first PGlite (initdb in WebAssembly): seconds on a busy machine.
+    }, 60_000);
 
     afterEach(async () => {
       await provider.webhooks.settled();
