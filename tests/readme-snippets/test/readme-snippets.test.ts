@@ -32,6 +32,9 @@ const READMES = [
 const AUTO_IMPORT_MODULES = [
   "@kirimbayar/core/webhooks",
   "@kirimbayar/core",
+  "@kirimbayar/core/redis",
+  "@kirimbayar/core/postgres",
+  "@kirimbayar/core/telemetry",
   "@kirimbayar/express",
   "@kirimbayar/fastify",
   "@kirimbayar/hono",
