@@ -129,9 +129,12 @@ function isFatal(error: unknown): boolean {
  * Create the table with {@link MysqlIdempotencyStore.ensureSchema} or the shipped migration
  * (`sql/mysql-idempotency.sql`), and call {@link MysqlIdempotencyStore.deleteExpired} now and then (e.g. daily).
  *
+ * The type argument names what handlers get as `ctx.transaction` on a `mysql2` pool: the connection it lent
+ * (`MysqlIdempotencyStore<PoolConnection>`); through a binding it is the library's transaction object, inferred.
+ *
  * @example
- * import mysql from "mysql2/promise";
- * const store = new MysqlIdempotencyStore({ pool: mysql.createPool(process.env.DATABASE_URL!) });
+ * import mysql, { type PoolConnection } from "mysql2/promise";
+ * const store = new MysqlIdempotencyStore<PoolConnection>({ pool: mysql.createPool(process.env.DATABASE_URL!) });
  * await store.ensureSchema();
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
  */
