@@ -126,6 +126,37 @@ describe("Prisma binding: the shop's handler in Prisma's idiom", () => {
     });
   });
 
+  it("types ctx.transaction from a client extended with $extends, its model extensions included", async () => {
+    const extended = prisma.$extends({
+      model: {
+        order: {
+          async markPaid(this: unknown, historyId: string) {
+            // `this` is the model of the client it is called on: the transaction's, inside a transaction.
+            const orders = this as unknown as PrismaClient["order"];
+            return orders.upsert({
+              where: { historyId },
+              create: { historyId, paidCount: 1 },
+              update: { paidCount: { increment: 1 } },
+            });
+          },
+        },
+      },
+    });
+    const store = new PostgresIdempotencyStore({ binding: prismaBinding(extended), table: `prisma_idiom_${tables++}` });
+    await store.ensureSchema();
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+      idempotency: { store, transactional: true },
+      logger: quiet,
+    }).on("payment.success", async (event, ctx) => {
+      await ctx.transaction.order.markPaid(String(event.data.qris_history_id));
+      throw new Error("rolled back after the extension's write");
+    });
+    expect((await receiver.handle(delivery("idiom-extended"))).status).toBe(500);
+    expect(await prisma.order.findUnique({ where: { historyId: "idiom-extended" } })).toBeNull();
+  });
+
   it("does not let Prisma's own 5 s transaction limit cut a handler short: the default is far longer", async () => {
     const receiver = (await receiverWith(prismaBinding(prisma), 15_000)).on("payment.success", async (event, ctx) => {
       const id = String(event.data.qris_history_id);
