@@ -7,6 +7,7 @@ import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-p
 import pg from "pg";
 import { afterAll, beforeAll, it } from "vitest";
 import { type CampaignDatabase, campaignTitle, runNeverLoseCampaign } from "./support/never-lose-campaign.js";
+import { CAMPAIGN_STORE_TABLE, postgresCampaignParts } from "./support/never-lose-postgres.js";
 
 let server: TestPostgresServer;
 const pools: pg.Pool[] = [];
@@ -28,37 +29,16 @@ function newPool(max: number): pg.Pool {
 }
 
 function throughPg(): CampaignDatabase<pg.PoolClient> {
-  const admin = newPool(2);
+  const parts = postgresCampaignParts(server, newPool(2));
   return {
-    outage: "stop",
-    prepare: async () => {
-      await admin.query(
-        "CREATE TABLE orders (history_id text PRIMARY KEY, amount int NOT NULL, paid_count int NOT NULL DEFAULT 0)",
-      );
-      await new PostgresIdempotencyStore({ pool: admin, table: "webhook_events" }).ensureSchema();
-    },
-    addOrders: async (orders) => {
-      await admin.query("INSERT INTO orders (history_id, amount) SELECT * FROM unnest($1::text[], $2::int[])", [
-        orders.map((order) => order.id),
-        orders.map((order) => order.amount),
-      ]);
-    },
-    orders: async () =>
-      (await admin.query("SELECT history_id, amount, paid_count FROM orders")).rows.map((row) => ({
-        id: String(row.history_id),
-        amount: Number(row.amount),
-        paidCount: Number(row.paid_count),
-      })),
+    ...parts,
     instanceStore: async () =>
-      new PostgresIdempotencyStore<pg.PoolClient>({ pool: newPool(5), table: "webhook_events" }),
+      new PostgresIdempotencyStore<pg.PoolClient>({ pool: newPool(5), table: CAMPAIGN_STORE_TABLE }),
     markPaid: (client, id) => client.query("UPDATE orders SET paid_count = paid_count + 1 WHERE history_id = $1", [id]),
     killBackend: async (client) => {
       const { rows } = await client.query("SELECT pg_backend_pid() AS pid");
-      // Waits (up to 5 s) until the backend has exited.
-      await admin.query("SELECT pg_terminate_backend($1, 5000)", [rows[0]?.pid]);
+      await parts.terminate(rows[0]?.pid);
     },
-    goDown: () => server.stop(),
-    comeBack: () => server.start(),
   };
 }
 
