@@ -3,45 +3,31 @@
 // connection after the ROLLBACK, outside any transaction, where it commits (both tests fail with abandon() a
 // no-op); Knex and Sequelize refuse it on their own, and their bindings' closing of the connection is for what a
 // ROLLBACK leaves (a statement still running, MySQL's session locks: see idempotency-bindings-mysql.test.ts). The
-// driver is hooked so that the write goes out right after the ROLLBACK, before its answer can come back.
+// driver is hooked so that the write goes out right after the ROLLBACK, before its answer can come back; the same
+// on MariaDB in idempotency-bindings-abandon-mysql.test.ts.
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { drizzle } from "drizzle-orm/node-postgres";
 import knexFactory from "knex";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { DataTypes, Sequelize } from "sequelize";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { drizzleBinding } from "../src/drizzle.js";
 import type { SqlBinding } from "../src/idempotency/sql/binding.js";
 import { knexBinding } from "../src/knex.js";
 import { kyselyBinding } from "../src/kysely.js";
 import { PostgresIdempotencyStore } from "../src/postgres.js";
 import { sequelizeBinding } from "../src/sequelize.js";
-import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
-import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
-
-const TOKEN = "abandon-token";
-const quiet = { warn: () => {}, error: () => {} };
-const delivery = (id: string) =>
-  webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess({ qris_history_id: id })) });
+import { lateWriteAtRollback, statementSent } from "./support/late-write.js";
 
 let server: TestPostgresServer;
 let admin: pg.Pool;
 
-/** Called (once armed) when a connection sends a ROLLBACK, before it goes out. */
-let onRollback: (() => void) | undefined;
-
-/** pg's Client, with a hook on the ROLLBACK statements it sends (every library here sends them as text). */
+/** pg's Client, telling every statement it sends to the late-write hook first. */
 class HookedClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query is overloaded; the hook passes every form through.
   override query(...args: any[]): any {
-    const text = typeof args[0] === "string" ? args[0] : args[0]?.text;
-    if (typeof text === "string" && /^\s*rollback\b/i.test(text) && onRollback !== undefined) {
-      const hook = onRollback;
-      onRollback = undefined;
-      // The handler's write goes out a moment later, while the ROLLBACK is on its way (before its answer can come).
-      setImmediate(hook);
-    }
+    statementSent(typeof args[0] === "string" ? args[0] : args[0]?.text);
     // biome-ignore lint/suspicious/noExplicitAny: see above.
     return (super.query as any)(...args);
   }
@@ -58,6 +44,8 @@ function hookedPool(): pg.Pool {
 beforeAll(async () => {
   server = await startPostgresServer();
   admin = new pg.Pool({ ...pgConfig(), max: 2 });
+  // Its idle connections may outlive end() by a moment, and the server's shutdown then ends them with an error.
+  admin.on("error", () => {});
   for (const library of ["knex", "kysely", "drizzle", "sequelize"]) {
     await admin.query(`CREATE TABLE orders_${library} (id text PRIMARY KEY, paid integer NOT NULL DEFAULT 0)`);
   }
@@ -68,48 +56,21 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-/**
- * A delivery whose handler writes, outlives its 300 ms limit, and writes again through ctx.transaction the moment
- * its library sends the ROLLBACK. Resolves with what became of that late write, and the order's committed count.
- */
-async function lateWriteAtRollback<Tx>(
+const paidCount = (library: string) => async (id: string) =>
+  Number((await admin.query(`SELECT paid FROM orders_${library} WHERE id = $1`, [id])).rows[0]?.paid ?? 0);
+
+/** The late write of test/support/late-write.ts through `binding`, on this library's own tables. */
+const lateWriteAtRollbackOf = <Tx>(
   library: string,
   binding: SqlBinding<Tx>,
   markPaid: (tx: Tx, id: string) => Promise<unknown>,
-): Promise<{ status: number; late: "committed" | "refused"; paid: number }> {
-  const store = new PostgresIdempotencyStore({ binding, table: `events_${library}` });
-  await store.ensureSchema();
-  const id = `${library}-late`;
-  let late: Promise<"committed" | "refused"> | undefined;
-  let release!: () => void;
-  const hold = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const receiver = createWebhookReceiver({
-    source: "qris",
-    verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
-    idempotency: { store, transactional: true, handlerTimeoutMs: 300 },
-    logger: quiet,
-  }).on("payment.success", async (_event, ctx) => {
-    await markPaid(ctx.transaction, id);
-    ctx.signal.addEventListener("abort", () => {
-      onRollback = () => {
-        late = Promise.resolve(markPaid(ctx.transaction, id)).then(
-          () => "committed" as const,
-          () => "refused" as const,
-        );
-      };
-    });
-    await hold;
-  });
-  const { status } = await receiver.handle(delivery(id));
-  await vi.waitFor(() => expect(late).toBeDefined(), { timeout: 5_000, interval: 10 });
-  const outcome = await (late as Promise<"committed" | "refused">);
-  release();
-  onRollback = undefined;
-  const { rows } = await admin.query(`SELECT paid FROM orders_${library} WHERE id = $1`, [id]);
-  return { status, late: outcome, paid: Number(rows[0]?.paid ?? 0) };
-}
+) =>
+  lateWriteAtRollback(
+    new PostgresIdempotencyStore({ binding, table: `events_${library}` }),
+    `${library}-late`,
+    markPaid,
+    paidCount(library),
+  );
 
 describe("a handler writing again as its library rolls back after the time limit", () => {
   it("Knex: the write is refused, nothing commits", async () => {
@@ -119,7 +80,7 @@ describe("a handler writing again as its library rolls back after the time limit
       connectionPool: pool,
       log: { warn() {}, error() {}, deprecate() {}, debug() {} },
     });
-    const result = await lateWriteAtRollback("knex", knexBinding(knex), (trx, id) =>
+    const result = await lateWriteAtRollbackOf("knex", knexBinding(knex), (trx, id) =>
       trx("orders_knex")
         .insert({ id, paid: 1 })
         .onConflict("id")
@@ -134,7 +95,7 @@ describe("a handler writing again as its library rolls back after the time limit
     const db = new Kysely<{ orders_kysely: { id: string; paid: number } }>({
       dialect: new PostgresDialect({ pool: hookedPool() }),
     });
-    const result = await lateWriteAtRollback("kysely", kyselyBinding(db), (trx, id) =>
+    const result = await lateWriteAtRollbackOf("kysely", kyselyBinding(db), (trx, id) =>
       trx
         .insertInto("orders_kysely")
         .values({ id, paid: 1 })
@@ -150,7 +111,7 @@ describe("a handler writing again as its library rolls back after the time limit
   it("Drizzle: the write fails on the closed connection; nothing commits", async () => {
     const pool = hookedPool();
     const db = drizzle(pool);
-    const result = await lateWriteAtRollback("drizzle", drizzleBinding(db), (tx, id) =>
+    const result = await lateWriteAtRollbackOf("drizzle", drizzleBinding(db), (tx, id) =>
       tx.execute(
         `INSERT INTO orders_drizzle (id, paid) VALUES ('${id}', 1) ON CONFLICT (id) DO UPDATE SET paid = orders_drizzle.paid + 1`,
       ),
@@ -173,7 +134,7 @@ describe("a handler writing again as its library rolls back after the time limit
       { id: { type: DataTypes.TEXT, primaryKey: true }, paid: { type: DataTypes.INTEGER } },
       { tableName: "orders_sequelize", timestamps: false },
     );
-    const result = await lateWriteAtRollback("sequelize", sequelizeBinding(sequelize), async (transaction, id) => {
+    const result = await lateWriteAtRollbackOf("sequelize", sequelizeBinding(sequelize), async (transaction, id) => {
       await Order.bulkCreate([{ id, paid: 0 }], { ignoreDuplicates: true, transaction });
       await Order.increment("paid", { by: 1, where: { id }, transaction });
     });

@@ -50,6 +50,7 @@ function ordersTable(dialect: Dialect, name: string): string {
 async function adminOf(target: DatabaseTarget) {
   if (target.dialect === "postgres") {
     const admin = new pg.Pool({ host: "127.0.0.1", port: target.port, user: "postgres", database: "postgres", max: 2 });
+    admin.on("error", () => {});
     return {
       run: async (text: string, values: unknown[] = []) => (await admin.query(text, values)).rows,
       kill: async (id: unknown) => {
@@ -218,8 +219,9 @@ const mysqlOrders = mysqlTable("orders_drizzle", {
 export async function drizzlePgFixture(
   target: DatabaseTarget,
 ): Promise<TransactionalFixture<Parameters<Parameters<ReturnType<typeof drizzlePg>["transaction"]>[0]>[0]>> {
-  const db = drizzlePg(new pg.Pool(pgConfig(target.port, POOL_SIZE)));
-  const unreachable = drizzlePg(new pg.Pool(pgConfig(UNREACHABLE_PORT, 1)));
+  // No listener on lent connections here: drizzleBinding adds its own (the contract kills a backend).
+  const db = drizzlePg(new pg.Pool(pgConfig(target.port, POOL_SIZE)).on("error", () => {}));
+  const unreachable = drizzlePg(new pg.Pool(pgConfig(UNREACHABLE_PORT, 1)).on("error", () => {}));
   const admin = await adminOf(target);
   await admin.run(ordersTable("postgres", "orders_drizzle"));
   return {
