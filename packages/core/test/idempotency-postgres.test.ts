@@ -306,7 +306,7 @@ describe("PostgresIdempotencyStore", () => {
   });
 
   it("refuses bad options before touching the database", () => {
-    expect(() => new PostgresIdempotencyStore({} as never)).toThrow(/either pool/);
+    expect(() => new PostgresIdempotencyStore({} as never)).toThrow(/pass one of binding .*, pool .* or client/);
     expect(() => new PostgresIdempotencyStore({ pool, table: "x; DROP TABLE y" })).toThrow(/table must be/);
     expect(() => new PostgresIdempotencyStore({ client: {} as PgQueryable })).toThrow(/query/);
   });
