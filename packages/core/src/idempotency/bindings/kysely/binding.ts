@@ -11,10 +11,11 @@ const EXPECTED = "a Kysely instance (new Kysely<DB>({ dialect })), not a transac
  * `Transaction<DB>` the handlers get as `ctx.transaction`, typed by your `DB` (write with
  * `ctx.transaction.updateTable("orders")…`, never with `db`).
  *
- * When handlers run out of time, their transaction is closed to them before Kysely rolls it back: a statement they
- * send later waits behind the rollback and is then refused by Kysely, so it can neither join the transaction nor run
- * on its own once the connection is back in the pool. A statement already executing is waited for (bound it with
- * the server's `statement_timeout` / `lock_wait_timeout`).
+ * When handlers run out of time, the binding takes their transaction's turn on its connection and rolls it back
+ * there (on MySQL also freeing the session's named locks), holding the turn until Kysely has ended the transaction:
+ * a statement they send later waits, then is refused by Kysely, so it can neither join the transaction nor run on its
+ * own after the ROLLBACK. A statement already executing is waited for: bound statements with the server's time limit
+ * (`statement_timeout` on PostgreSQL, `max_statement_time` on MariaDB).
  *
  * @throws WebhookConfigurationError when `db` is not a Kysely instance (or is a transaction).
  *
