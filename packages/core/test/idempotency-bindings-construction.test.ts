@@ -88,6 +88,11 @@ describe("a binding built on the wrong object", () => {
     // (Shaped as Sequelize for SQLite: its driver is not installed here.)
     const sqlite = { transaction() {}, query() {}, getDialect: () => "sqlite" };
     expect(refusal(() => sequelizeBinding(sqlite as never)).message).toMatch(/got a Sequelize instance for "sqlite"/);
+    // Its mariadb dialect (the `mariadb` driver) is untested: refused, with "mysql" named for MariaDB servers.
+    const mariadb = { transaction() {}, query() {}, getDialect: () => "mariadb" };
+    expect(refusal(() => sequelizeBinding(mariadb as never)).message).toMatch(
+      /\("mysql", with mysql2\); got a Sequelize instance for "mariadb"/,
+    );
   });
 
   it("accepts the right objects without connecting", () => {

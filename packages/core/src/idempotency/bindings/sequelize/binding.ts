@@ -5,7 +5,7 @@ import { closeDriverConnection } from "../shared/driver-connection.js";
 import { wrongObject } from "../wrong-object.js";
 import { numberedPlaceholders } from "./numbered.js";
 
-const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/MariaDB ("mysql", "mariadb")';
+const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/MariaDB ("mysql", with mysql2)';
 
 /**
  * The binding of the idempotency stores to Sequelize 6: the store's statements run through `sequelize.query` with
@@ -18,7 +18,8 @@ const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/Mari
  * it (MySQL's `GET_LOCK`, which the MySQL store takes and a ROLLBACK would keep). Sequelize's pool replaces the
  * connection.
  *
- * @throws WebhookConfigurationError when `sequelize` is not a Sequelize instance for PostgreSQL or MySQL/MariaDB.
+ * @throws WebhookConfigurationError when `sequelize` is not a Sequelize instance for PostgreSQL or MySQL/MariaDB
+ * (`mysql`; the `mariadb` dialect is not supported yet).
  *
  * @example
  * import { Sequelize } from "sequelize";
@@ -38,7 +39,8 @@ export function sequelizeBinding(sequelize: Sequelize): SqlBinding<Transaction> 
     throw wrongObject("sequelizeBinding", EXPECTED, sequelize);
   }
   const dialect = candidate.getDialect();
-  if (dialect !== "postgres" && dialect !== "mysql" && dialect !== "mariadb") {
+  // Its "mariadb" dialect runs on the `mariadb` driver, untested here; "mysql" (mysql2) serves MariaDB servers too.
+  if (dialect !== "postgres" && dialect !== "mysql") {
     throw new WebhookConfigurationError(
       `sequelizeBinding expects ${EXPECTED}; got a Sequelize instance for "${dialect}".`,
     );
