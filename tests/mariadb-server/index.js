@@ -136,6 +136,8 @@ export async function startMariaDbServer(options = {}) {
         "--auth-root-authentication-method=normal",
         "--skip-test-db",
         "--skip-name-resolve",
+        // Its own temp dir: bootstraps run at once (parallel test files) clashed on their temp tables in /tmp.
+        `--tmpdir=${root}`,
         ...sizing,
       ],
       { ...asUser, cwd: root, env: { ...process.env, LC_ALL: "C" } },
