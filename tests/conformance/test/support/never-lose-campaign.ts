@@ -103,6 +103,8 @@ export interface CampaignFigures {
   wronglyApplied: number;
   /** Deliveries between their effect and their commit when the server was SIGKILLed (crash-mid-flight only). */
   inFlightAtCrash?: number;
+  /** Of those, how many the restarted server held unpaid: their effects did not survive the crash. */
+  rolledBackAtCrash?: number | undefined;
   runSeconds: number;
 }
 
@@ -136,8 +138,10 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
   const lateWritesRefused = new Set<string>();
   const appliedBy = new Map<string, { origin: string; at: number }[]>();
   // The crash mid-flight: armed for the outage's first minute, the deliveries then hold after their effect until it.
-  let crash: { holding: number; firstHoldAt?: number; crashed: Promise<void>; done: () => void } | undefined;
-  let inFlightAtCrash: number | undefined;
+  let crash: { holding: Set<string>; firstHoldAt?: number; crashed: Promise<void>; done: () => void } | undefined;
+  let heldAtCrash: string[] = [];
+  // Of those, how many the restarted server holds as unpaid (none of their effects survived the crash).
+  let rolledBackAtCrash: number | undefined;
 
   const provider = createFakeProvider({
     rateLimit: false,
@@ -186,11 +190,11 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
         const pending = crash;
         if (pending !== undefined && !ctx.signal.aborted) {
           // Between the effect and the commit when the server is SIGKILLed: nothing of it may survive.
-          pending.holding++;
+          pending.holding.add(id);
           pending.firstHoldAt ??= performance.now();
           const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener("abort", () => resolve()));
           await Promise.race([pending.crashed, aborted]);
-          pending.holding--;
+          pending.holding.delete(id);
           return;
         }
         if (killBeforeCommit.has(id) && !killed.has(id)) {
@@ -282,7 +286,7 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
     const crashed = new Promise<void>((resolve) => {
       done = resolve;
     });
-    const armed: NonNullable<typeof crash> = { holding: 0, crashed, done };
+    const armed: NonNullable<typeof crash> = { holding: new Set(), crashed, done };
     crash = armed;
     const arriving = batch.filter((code) => !allDeliveriesFail.has(code.id)).length;
     const paying = Promise.all(
@@ -293,11 +297,11 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
     );
     await until(
       () =>
-        armed.holding >= arriving ||
+        armed.holding.size >= arriving ||
         (armed.firstHoldAt !== undefined && performance.now() - armed.firstHoldAt > GATHER_IN_FLIGHT_MS),
       10_000,
     );
-    inFlightAtCrash = armed.holding;
+    heldAtCrash = [...armed.holding];
     await database.goDown();
     crash = undefined;
     armed.done();
@@ -314,6 +318,10 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
       await database.comeBack();
       returnedAt = performance.now();
       returnedAtClock = provider.clock.now();
+      if (heldAtCrash.length > 0) {
+        const unpaid = new Set((await database.orders()).filter((o) => o.paidCount === 0).map((o) => o.id));
+        rolledBackAtCrash = heldAtCrash.filter((id) => unpaid.has(id)).length;
+      }
       // Left out: payments whose first handling the campaign still kills or hangs on purpose (a second fault after
       // the return, not a recovery): they wait for the next delivery or reconciliation by design.
       paidBeforeReturn = [...paidAt.keys()].filter(
@@ -376,7 +384,7 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
     doubles,
     lost,
     wronglyApplied,
-    ...(inFlightAtCrash === undefined ? {} : { inFlightAtCrash }),
+    ...(database.outage === "crash-mid-flight" ? { inFlightAtCrash: heldAtCrash.length, rolledBackAtCrash } : {}),
     runSeconds: seconds(performance.now() - started),
   };
   const prefix = database.label === undefined ? "[never-lose]" : `[never-lose:${database.label}]`;
@@ -386,8 +394,11 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
   expect(hung.size).toBeGreaterThan(0);
   expect(lateWritesRefused.size).toBe(hung.size);
   expect(provider.deliveries.some((d) => d.status === 503)).toBe(true); // the outage did refuse deliveries
-  // The crash met deliveries between their effect and their commit (whose effects were not applied twice above).
-  if (database.outage === "crash-mid-flight") expect(inFlightAtCrash).toBeGreaterThan(0);
+  // The crash met deliveries between their effect and their commit, and none of their effects survived it.
+  if (database.outage === "crash-mid-flight") {
+    expect(heldAtCrash.length).toBeGreaterThan(0);
+    expect(rolledBackAtCrash).toBe(heldAtCrash.length);
+  }
   expect(byReconciliation.length).toBeGreaterThanOrEqual(allDeliveriesFail.size);
   expect(slowest).toBeLessThanOrEqual(RECONCILE_EVERY_MIN);
   // Recovered: every payment paid before the database's return applied within 60 s of it (real time), at most one
