@@ -3,10 +3,12 @@
 // that apps on another store never load it.
 export {
   assertSupportedMysqlVersion,
+  claimInTransactionNoWaitWith,
   claimInTransactionWith,
   claimWith,
   completeWith,
   DEFAULT_MYSQL_IDEMPOTENCY_TABLE,
+  isMysqlLockConflict,
   MYSQL_MINIMUM_VERSIONS,
   type MysqlCallbackApi,
   type MysqlIdempotencyStatements,

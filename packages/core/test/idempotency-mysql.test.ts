@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   assertSupportedMysqlVersion,
   MysqlIdempotencyStore,
+  type MysqlPoolLike,
   type MysqlQueryable,
   MysqlServerVersionError,
   mysqlIdempotencySchema,
@@ -317,6 +318,7 @@ async function shop(options: {
   hold?: Promise<void>;
   afterWrite?: (tx: mysql.Connection) => Promise<void>;
   idempotency?: { handlerTimeoutMs?: number; operationTimeoutMs?: number };
+  locks?: "named-lock" | "no-wait" | undefined;
 }) {
   const db = options.db ?? pool;
   const n = tables++;
@@ -325,7 +327,11 @@ async function shop(options: {
   // The type argument names what ctx.transaction is: the mysql2 connection the pool lent (typed, no cast below).
   const store =
     options.store?.(`events_${n}`) ??
-    new MysqlIdempotencyStore<mysql.PoolConnection>({ pool: db, table: `events_${n}` });
+    new MysqlIdempotencyStore<mysql.PoolConnection>({
+      pool: db,
+      table: `events_${n}`,
+      ...(options.locks === undefined ? {} : { transactionalLocks: options.locks }),
+    });
   await store.ensureSchema();
   let runs = 0;
   const receiver = createWebhookReceiver({
@@ -370,9 +376,12 @@ function gate() {
   return { opened, open };
 }
 
-describe("transactional handlers on a real MariaDB server", () => {
+describe.each([
+  ["the default on MariaDB (statements that do not wait for row locks)", undefined],
+  ["the event's named lock (GET_LOCK, as on MySQL)", "named-lock" as const],
+])("transactional handlers on a real MariaDB server, duplicates told by %s", (_name, locks) => {
   it("commits the order update and the event record together; a redelivery is a duplicate", async () => {
-    const { receiver, paidCount, events, runs } = await shop({});
+    const { receiver, paidCount, events, runs } = await shop({ locks });
     expect((await receiver.handle(delivery("h-1"))).status).toBe(200);
     expect((await receiver.handle(delivery("h-1"))).status).toBe(200);
     expect(await paidCount("h-1")).toBe(1);
@@ -382,7 +391,7 @@ describe("transactional handlers on a real MariaDB server", () => {
 
   it("rolls back the handler's write with the claim when the handler fails; the redelivery applies it once", async () => {
     let failures = 1;
-    const { receiver, paidCount, events, runs } = await shop({ fail: () => failures-- > 0 });
+    const { receiver, paidCount, events, runs } = await shop({ locks, fail: () => failures-- > 0 });
     expect((await receiver.handle(delivery("h-2"))).status).toBe(500);
     expect(await paidCount("h-2")).toBe(0);
     expect(await events()).toEqual([]);
@@ -393,7 +402,7 @@ describe("transactional handlers on a real MariaDB server", () => {
 
   it("answers a concurrent duplicate 409 at once, not after the first handler ends (InnoDB would wait 50 s)", async () => {
     const { opened, open } = gate();
-    const { receiver, paidCount } = await shop({ hold: opened });
+    const { receiver, paidCount } = await shop({ locks, hold: opened });
     const first = receiver.handle(delivery("h-3"));
     await sleep(100); // the first delivery holds the event's lock and its uncommitted row
     const started = performance.now();
@@ -406,7 +415,7 @@ describe("transactional handlers on a real MariaDB server", () => {
   });
 
   it("applies an event once when 20 deliveries of it arrive together, answering every one quickly", async () => {
-    const { receiver, paidCount, runs } = await shop({});
+    const { receiver, paidCount, runs } = await shop({ locks });
     const started = performance.now();
     const answers = await Promise.all(Array.from({ length: 20 }, () => receiver.handle(delivery("h-race"))));
     expect(performance.now() - started).toBeLessThan(5_000);
@@ -421,6 +430,7 @@ describe("transactional handlers on a real MariaDB server", () => {
     const small = mysql.createPool({ uri: server.url, connectionLimit: 2 });
     const { opened, open } = gate();
     const { receiver, paidCount, runs } = await shop({
+      locks,
       db: small,
       hold: opened,
       idempotency: { handlerTimeoutMs: 300 },
@@ -447,7 +457,7 @@ describe("transactional handlers on a real MariaDB server", () => {
 
   it("gives back the connection of a BEGIN that got it after its time limit, so the pool does not shrink", async () => {
     const one = mysql.createPool({ uri: server.url, connectionLimit: 1 });
-    const { receiver, paidCount } = await shop({ db: one, idempotency: { operationTimeoutMs: 200 } });
+    const { receiver, paidCount } = await shop({ locks, db: one, idempotency: { operationTimeoutMs: 200 } });
     const busy = await one.getConnection();
     expect((await receiver.handle(delivery("h-7"))).status).toBe(503);
     busy.release();
@@ -458,12 +468,16 @@ describe("transactional handlers on a real MariaDB server", () => {
   });
 
   it("frees the event's lock after each delivery, so the next delivery of that event on any connection is answered", async () => {
-    const { receiver, store } = await shop({});
+    const { receiver, store } = await shop({ locks });
     expect((await receiver.handle(delivery("h-8"))).status).toBe(200);
     // A transaction on another pool's connection: it would be answered in_progress while the lock stayed held.
     const other = mysql.createPool({ uri: server.url, connectionLimit: 1 });
     try {
-      const elsewhere = new MysqlIdempotencyStore({ pool: other, table: `events_${tables - 1}` });
+      const elsewhere = new MysqlIdempotencyStore({
+        pool: other,
+        table: `events_${tables - 1}`,
+        ...(locks === undefined ? {} : { transactionalLocks: locks }),
+      });
       await vi.waitFor(
         async () => {
           const tx = await elsewhere.begin();
@@ -477,6 +491,63 @@ describe("transactional handlers on a real MariaDB server", () => {
     } finally {
       await other.end();
     }
+  });
+});
+
+describe("the transactional claim's statements on MariaDB", () => {
+  /** The pool, recording the first two words of every statement its lent connections run. */
+  function recordingPool(sent: string[]) {
+    const record = (sql: string) => {
+      sent.push(sql.trim().split(/\s+/).slice(0, 2).join(" ").replace(/\(.*/, ""));
+    };
+    return {
+      query: (sql: string, values?: unknown) => pool.query(sql, values as never),
+      execute: (sql: string, values?: unknown) => pool.execute(sql, values as never),
+      getConnection: async () => {
+        const connection = await pool.getConnection();
+        return {
+          query: (sql: string, values?: unknown) => {
+            record(sql);
+            return connection.query(sql, values as never);
+          },
+          execute: (sql: string, values?: unknown) => {
+            record(sql);
+            return connection.execute(sql, values as never);
+          },
+          release: () => connection.release(),
+          destroy: () => connection.destroy(),
+        };
+      },
+    } as unknown as MysqlPoolLike;
+  }
+
+  it("by default takes no named lock on MariaDB: a delivery costs what a hand-rolled transaction does", async () => {
+    const sent: string[] = [];
+    const store = new MysqlIdempotencyStore({ pool: recordingPool(sent), table: `rt_${tables++}` });
+    await store.ensureSchema();
+    sent.length = 0;
+    const tx = await store.begin();
+    expect(await tx.claim("k-1", 60_000)).toEqual({ state: "claimed", attempt: 1 });
+    await tx.commit();
+    expect(sent).toEqual(["START TRANSACTION", "SET STATEMENT", "COMMIT"]);
+  });
+
+  it("with transactionalLocks: named-lock, takes the event's lock in the claim and frees it after the commit", async () => {
+    const sent: string[] = [];
+    const store = new MysqlIdempotencyStore({
+      pool: recordingPool(sent),
+      table: `rt_${tables++}`,
+      transactionalLocks: "named-lock",
+    });
+    await store.ensureSchema();
+    sent.length = 0;
+    const tx = await store.begin();
+    expect(await tx.claim("k-1", 60_000)).toEqual({ state: "claimed", attempt: 1 });
+    await tx.commit();
+    expect(sent).toEqual(["START TRANSACTION", "INSERT IGNORE", "COMMIT", "DO RELEASE_LOCK"]);
+    expect(() => new MysqlIdempotencyStore({ pool, transactionalLocks: "nowait" as never })).toThrow(
+      /transactionalLocks/,
+    );
   });
 });
 

@@ -1,7 +1,9 @@
 export {
+  claimInTransactionNoWaitWith,
   claimInTransactionWith,
   claimWith,
   completeWith,
+  isMysqlLockConflict,
   type MysqlRun,
   type MysqlStatementResult,
   releaseWith,

@@ -92,3 +92,42 @@ export async function claimInTransactionWith(
   // Held, not taken: a completed record within its retention (or none any more, swept meanwhile: retry later).
   return seen?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
 }
+
+/**
+ * Whether `error` (or an error it wraps: `cause`, `original`, `parent`, `driverError`) is MySQL's "lock wait timeout"
+ * (1205) or "lock not available" (3572, NOWAIT): another transaction holds the row.
+ */
+export function isMysqlLockConflict(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== null && typeof current === "object"; depth++) {
+    const { errno, code } = current as { errno?: unknown; code?: unknown };
+    if (errno === 1205 || errno === 3572 || code === "ER_LOCK_WAIT_TIMEOUT" || code === "ER_LOCK_NOWAIT") return true;
+    const wrapper = current as { cause?: unknown; original?: unknown; parent?: unknown; driverError?: unknown };
+    current = wrapper.cause ?? wrapper.original ?? wrapper.parent ?? wrapper.driverError;
+  }
+  return false;
+}
+
+/**
+ * The claim of a transactional delivery on MariaDB without a named lock: its statements fail at once on a row
+ * another open transaction holds (see `claimNewNoWait`), and that failure means a concurrent duplicate: `in_progress`.
+ * One statement for a new key, so the transaction costs what a hand-rolled one does (no lock to free afterwards).
+ */
+export async function claimInTransactionNoWaitWith(
+  run: MysqlRun,
+  statements: MysqlIdempotencyStatements,
+  key: string,
+  retentionMs: number,
+  isLockConflict: (error: unknown) => boolean = isMysqlLockConflict,
+): Promise<ClaimResult> {
+  try {
+    if (await changed(run, statements.claimNewNoWait(key, retentionMs))) return { state: "claimed", attempt: 1 };
+    const claimed = await changed(run, statements.claimAgainNoWait(key, retentionMs));
+    const row = (await run(statements.read(key))).rows[0];
+    if (claimed) return { state: "claimed", attempt: Number(row?.attempts) };
+    return row?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+  } catch (error) {
+    if (isLockConflict(error)) return { state: "in_progress" };
+    throw error;
+  }
+}

@@ -53,6 +53,17 @@ export interface MysqlIdempotencyStatements {
   readLocked(key: string): MysqlStatement;
   /** Frees the key's named lock (after COMMIT or ROLLBACK; a closed connection frees it too). */
   unlock(key: string): MysqlStatement;
+  /**
+   * MariaDB only. Write, inside the delivery's transaction: records the key as completed unless a record exists,
+   * without waiting for any row lock (`SET STATEMENT innodb_lock_wait_timeout = 0 FOR ...`): the uncommitted record
+   * of a concurrent delivery fails it at once with error 1205. 1 row = claimed, attempt 1.
+   */
+  claimNewNoWait(key: string, retentionMs: number): MysqlStatement;
+  /**
+   * MariaDB only. Write, inside the delivery's transaction, without waiting for row locks: turns a record that is
+   * not completed (or whose retention ended) into a completed one, counting the attempt. 1 row = claimed.
+   */
+  claimAgainNoWait(key: string, retentionMs: number): MysqlStatement;
 }
 
 const HASH = "UNHEX(SHA2(?, 256))";
@@ -124,6 +135,13 @@ WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW}) AND 
   (SELECT state FROM ${t} WHERE key_hash = ${HASH}) AS state,
   (SELECT attempts FROM ${t} WHERE key_hash = ${HASH}) AS attempts`,
     unlock: `DO RELEASE_LOCK(${lock})`,
+    // MariaDB's per-statement setting: a row lock held by another transaction fails the statement at once (1205)
+    // instead of waiting; the session's own innodb_lock_wait_timeout, which the handlers' statements use, is untouched.
+    claimNewNoWait: `SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO ${t} ${columns}
+VALUES (${HASH}, ?, 'completed', NULL, 1, NULL, ${later})`,
+    claimAgainNoWait: `SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE ${t} SET attempts = attempts + 1,
+  state = 'completed', owner = NULL, lease_expires_at = NULL, expires_at = ${later}
+WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW})`,
   };
   const write = (sql: string, values: (string | number)[]): MysqlStatement => ({ sql, values, kind: "write" });
   const read = (sql: string, values: (string | number)[]): MysqlStatement => ({ sql, values, kind: "read" });
@@ -151,5 +169,7 @@ WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW}) AND 
     claimAgainLocked: (key, retentionMs) => write(text.claimAgainLocked, [millis(retentionMs), key, key]),
     readLocked: (key) => read(text.readLocked, [key, key, key]),
     unlock: (key) => write(text.unlock, [key]),
+    claimNewNoWait: (key, retentionMs) => write(text.claimNewNoWait, [key, key, millis(retentionMs)]),
+    claimAgainNoWait: (key, retentionMs) => write(text.claimAgainNoWait, [millis(retentionMs), key]),
   };
 }

@@ -10,6 +10,7 @@ import {
   type TransactionalIdempotencyStore,
 } from "../types.js";
 import {
+  claimInTransactionNoWaitWith,
   claimInTransactionWith,
   claimWith,
   completeWith,
@@ -18,7 +19,7 @@ import {
 } from "./operations.js";
 import { DEFAULT_MYSQL_IDEMPOTENCY_TABLE, mysqlIdempotencySchema } from "./schema.js";
 import { type MysqlIdempotencyStatements, type MysqlStatement, mysqlIdempotencyStatements } from "./sql.js";
-import { assertSupportedMysqlVersion } from "./version.js";
+import { assertSupportedMysqlVersion, parseMysqlVersion } from "./version.js";
 
 /**
  * What the store needs of a connection: `mysql2/promise`'s `Pool`, `PoolConnection` and `Connection` all have it.
@@ -81,6 +82,18 @@ export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
    * rows or a dead server do not take every pooled connection and hold every later delivery behind them.
    */
   statementTimeoutMs?: number;
+  /**
+   * How a transactional delivery tells a concurrent duplicate (answered 409) at once, never after InnoDB's lock wait:
+   * - `"named-lock"`: the claim takes the event's named lock without waiting (`GET_LOCK(name, 0)`) and frees it
+   *   after the transaction ends: one more statement per delivery. MySQL and MariaDB.
+   * - `"no-wait"`: MariaDB only: the claim's statements do not wait for row locks
+   *   (`SET STATEMENT innodb_lock_wait_timeout = 0 FOR ...`), so the uncommitted record of the other delivery fails
+   *   them at once. No lock to free: the transaction costs what a hand-rolled one does.
+   * - `"auto"` (default): `"no-wait"` on MariaDB (read from `VERSION()` once), `"named-lock"` on MySQL and through a
+   *   binding (whose libraries wrap the driver's lock error each their own way: set `"no-wait"` explicitly once you
+   *   know yours passes the driver's error on, as `isMysqlLockConflict` reads it).
+   */
+  transactionalLocks?: "auto" | "named-lock" | "no-wait";
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
@@ -145,6 +158,9 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   readonly #schema: string[];
   readonly #statements: MysqlIdempotencyStatements;
   readonly #statementTimeoutMs: number;
+  readonly #locks: "auto" | "named-lock" | "no-wait";
+  /** Whether the server is MariaDB, read once (ensureSchema or the first transactional delivery). */
+  #mariadb: Promise<boolean> | undefined;
   readonly #run = (statement: MysqlStatement) => this.#statement(statement);
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
@@ -178,6 +194,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     this.#statements = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
     this.#statementTimeoutMs = timeout;
+    this.#locks = options.transactionalLocks ?? "auto";
+    if (!["auto", "named-lock", "no-wait"].includes(this.#locks)) {
+      throw new TypeError('MysqlIdempotencyStore: transactionalLocks must be "auto", "named-lock" or "no-wait"');
+    }
   }
 
   /**
@@ -186,7 +206,9 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
    */
   async ensureSchema(): Promise<void> {
     const { rows } = await this.#statement({ sql: "SELECT VERSION() AS version", values: [], kind: "read" });
-    assertSupportedMysqlVersion(String(rows[0]?.version ?? ""));
+    const version = String(rows[0]?.version ?? "");
+    assertSupportedMysqlVersion(version);
+    this.#mariadb ??= Promise.resolve(parseMysqlVersion(version)?.product === "mariadb");
     for (const sql of this.#schema) await this.#statement({ sql, values: [], kind: "write" });
   }
 
@@ -216,12 +238,28 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
       } catch (error) {
         throw unavailable("BEGIN", error);
       }
-      return new BoundMysqlTransaction(this.#binding, held, this.#statements);
+      // Through a binding, "auto" keeps the named lock: each library wraps the driver's lock error its own way.
+      return new BoundMysqlTransaction(this.#binding, held, this.#statements, this.#locks === "no-wait");
     }
     return (await this.#beginOnMysql2()) as unknown as IdempotencyTransaction<Tx>;
   }
 
+  // The transactional claim's way of spotting a concurrent duplicate (see transactionalLocks).
+  async #noWait(): Promise<boolean> {
+    if (this.#locks !== "auto") return this.#locks === "no-wait";
+    this.#mariadb ??= this.#statement({ sql: "SELECT VERSION() AS version", values: [], kind: "read" }).then(
+      ({ rows }) => parseMysqlVersion(String(rows[0]?.version ?? ""))?.product === "mariadb",
+    );
+    const pending = this.#mariadb;
+    // A failed look-up (the server away) is not remembered: the next delivery asks again.
+    pending.catch(() => {
+      if (this.#mariadb === pending) this.#mariadb = undefined;
+    });
+    return pending;
+  }
+
   async #beginOnMysql2(): Promise<IdempotencyTransaction> {
+    const noWait = await this.#noWait();
     if (this.#pool !== undefined) {
       let lent: MysqlPoolConnectionLike;
       try {
@@ -230,10 +268,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
         throw unavailable("connect", error);
       }
       const done = (destroy: boolean) => (destroy ? lent.destroy() : lent.release());
-      return new MysqlTransaction(lent, done, this.#statements, true);
+      return new MysqlTransaction(lent, done, this.#statements, true, noWait);
     }
     const free = await this.#takeTurn();
-    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#statements, false);
+    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#statements, false, noWait);
   }
 
   // One statement outside any transaction, within the statement time limit.
@@ -338,6 +376,8 @@ class MysqlTransaction implements IdempotencyTransaction {
     private readonly done: (destroy: boolean) => void,
     private readonly statements: MysqlIdempotencyStatements,
     private readonly pooled: boolean,
+    /** MariaDB's statements that fail at once on a held row, instead of the event's named lock. */
+    private readonly noWait: boolean,
   ) {
     if (pooled) this.abandon = () => this.#abandon();
   }
@@ -359,8 +399,10 @@ class MysqlTransaction implements IdempotencyTransaction {
         await this.#send({ sql: "START TRANSACTION", values: [], kind: "write" });
       }
       this.#assertNotEnded();
+      const run = (statement: MysqlStatement) => this.#send(statement);
+      if (this.noWait) return await claimInTransactionNoWaitWith(run, this.statements, key, retentionMs);
       this.#locked = key;
-      return await claimInTransactionWith((statement) => this.#send(statement), this.statements, key, retentionMs);
+      return await claimInTransactionWith(run, this.statements, key, retentionMs);
     } catch (error) {
       throw unavailable("claim", error);
     }
@@ -443,6 +485,8 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
     private readonly binding: SqlBinding<Tx>,
     private readonly held: HeldTransaction<Tx>,
     private readonly statements: MysqlIdempotencyStatements,
+    /** MariaDB's statements that fail at once on a held row, instead of the event's named lock. */
+    private readonly noWait: boolean,
   ) {}
 
   get handle(): Tx {
@@ -457,6 +501,7 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
     try {
       if (this.#ended) throw new Error("the transaction was ended before its claim was sent");
+      if (this.noWait) return await claimInTransactionNoWaitWith(this.#run, this.statements, key, retentionMs);
       this.#locked = key;
       return await claimInTransactionWith(this.#run, this.statements, key, retentionMs);
     } catch (error) {
