@@ -47,9 +47,9 @@ export function mariaDbCampaignParts(server: TestMariaDbServer, admin: mysql.Poo
       const [settings] = await admin.query<mysql.RowDataPacket[]>(
         "SELECT @@innodb_flush_log_at_trx_commit AS flush, @@log_bin AS binlog, @@sync_binlog AS syncBinlog",
       );
-      const { flush, binlog, syncBinlog } = settings[0] ?? {};
-      expect(Number(flush)).toBe(1);
-      expect(Number(binlog) === 0 || Number(syncBinlog) === 1).toBe(true);
+      const durable = settings[0];
+      expect(Number(durable?.flush)).toBe(1);
+      expect(Number(durable?.binlog) === 0 || Number(durable?.syncBinlog) === 1).toBe(true);
       await admin.query(
         "CREATE TABLE orders (history_id varchar(64) PRIMARY KEY, amount int NOT NULL, paid_count int NOT NULL DEFAULT 0) ENGINE=InnoDB",
       );
