@@ -83,7 +83,7 @@ describe("a binding built on the wrong object", () => {
 
   it("sequelizeBinding refuses a Knex instance and a Sequelize for another database", () => {
     expect(refusal(() => sequelizeBinding(knexPg as never)).message).toMatch(
-      /sequelizeBinding expects a Sequelize instance for PostgreSQL .*; got a Function/,
+      /sequelizeBinding expects a Sequelize instance for PostgreSQL .*; got a Knex instance\. Use knexBinding/,
     );
     // (Shaped as Sequelize for SQLite: its driver is not installed here.)
     const sqlite = { transaction() {}, query() {}, getDialect: () => "sqlite" };
@@ -92,6 +92,27 @@ describe("a binding built on the wrong object", () => {
     const mariadb = { transaction() {}, query() {}, getDialect: () => "mariadb" };
     expect(refusal(() => sequelizeBinding(mariadb as never)).message).toMatch(
       /\("mysql", with mysql2\); got a Sequelize instance for "mariadb"/,
+    );
+  });
+
+  it("names the object given by mistake and what to do instead", () => {
+    expect(refusal(() => drizzleBinding(knexPg as never)).message).toMatch(
+      /got a Knex instance\. Use knexBinding\(knex\) from @kirimbayar\/core\/knex\./,
+    );
+    expect(refusal(() => sequelizeBinding(kysely as never)).message).toMatch(
+      /got a Kysely instance\. Use kyselyBinding\(db\) from @kirimbayar\/core\/kysely\./,
+    );
+    expect(refusal(() => knexBinding(drizzlePg(pool) as never)).message).toMatch(
+      /got a Drizzle database\. Use drizzleBinding\(db\)/,
+    );
+    expect(refusal(() => kyselyBinding(sequelizePg as never)).message).toMatch(
+      /got a Sequelize instance\. Use sequelizeBinding\(sequelize\)/,
+    );
+    // A Drizzle database on a driver the binding does not serve (shaped as drizzle-orm/postgres-js's).
+    const session = Object.create({ constructor: { [Symbol.for("drizzle:entityKind")]: "PostgresJsSession" } });
+    const postgresJs = { transaction() {}, session };
+    expect(refusal(() => drizzleBinding(postgresJs as never)).message).toMatch(
+      /got a Drizzle database on PostgresJsSession\./,
     );
   });
 

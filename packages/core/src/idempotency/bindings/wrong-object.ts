@@ -20,6 +20,15 @@ export function describeGiven(value: unknown): string {
   if (has("connect") && typeof field("totalCount") === "number") return "a pg Pool";
   if (has("getConnection") && has("query")) return "a mysql2 Pool";
   if (has("connect") && has("query") && field("connectionParameters") !== undefined) return "a pg Client";
+  if (has("raw") && has("transaction") && field("client") !== undefined) {
+    return field("isTransaction") === true ? "a Knex transaction (the trx of knex.transaction)" : "a Knex instance";
+  }
+  if (has("getExecutor") && has("selectFrom")) {
+    return field("isTransaction") === true ? "a Kysely transaction" : "a Kysely instance";
+  }
+  if (has("getDialect") && has("define")) return "a Sequelize instance";
+  if (has("commit") && has("rollback") && field("sequelize") !== undefined) return "a Sequelize transaction";
+  if (has("select") && has("transaction") && typeof field("session") === "object") return "a Drizzle database";
   const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
   return typeof name === "string" && name !== "Object" && name !== "" ? `a ${name}` : "an object without them";
 }
@@ -36,6 +45,16 @@ const HINTS: Record<string, string> = {
   "a pg Pool": "Pass it as new PostgresIdempotencyStore({ pool }) from @kirimbayar/core/postgres.",
   "a pg Client": "Pass it as new PostgresIdempotencyStore({ client }) from @kirimbayar/core/postgres.",
   "a mysql2 Pool": "Pass it to MysqlIdempotencyStore from @kirimbayar/core/mysql.",
+  "a Knex instance": "Use knexBinding(knex) from @kirimbayar/core/knex.",
+  "a Knex transaction (the trx of knex.transaction)":
+    "Pass the Knex instance itself: the binding opens the transaction, and handlers get its trx as ctx.transaction.",
+  "a Kysely instance": "Use kyselyBinding(db) from @kirimbayar/core/kysely.",
+  "a Kysely transaction":
+    "Pass the Kysely instance itself: the binding opens the transaction, and handlers get it as ctx.transaction.",
+  "a Sequelize instance": "Use sequelizeBinding(sequelize) from @kirimbayar/core/sequelize.",
+  "a Sequelize transaction":
+    "Pass the Sequelize instance itself: the binding opens the transaction, and handlers get it as ctx.transaction.",
+  "a Drizzle database": "Use drizzleBinding(db) from @kirimbayar/core/drizzle.",
 };
 
 /** The error of a binding built on the wrong object: what it expected, what it got, and what to do instead. */

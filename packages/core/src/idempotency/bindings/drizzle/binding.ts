@@ -52,8 +52,11 @@ const ENTITY_KIND = Symbol.for("drizzle:entityKind");
 export function drizzleBinding<D extends DrizzleDatabaseLike>(db: D): SqlBinding<DrizzleTransactionOf<D>> {
   const session = (db as DrizzleInternals | null | undefined)?.session;
   const kind = (session?.constructor as { [ENTITY_KIND]?: unknown } | undefined)?.[ENTITY_KIND];
-  if (typeof db?.transaction !== "function" || (kind !== "NodePgSession" && kind !== "MySql2Session")) {
+  if (typeof db?.transaction !== "function" || typeof kind !== "string") {
     throw wrongObject("drizzleBinding", EXPECTED, db);
+  }
+  if (kind !== "NodePgSession" && kind !== "MySql2Session") {
+    throw new WebhookConfigurationError(`drizzleBinding expects ${EXPECTED}; got a Drizzle database on ${kind}.`);
   }
   if (!isPool(session?.client)) {
     throw new WebhookConfigurationError(
