@@ -1,5 +1,7 @@
 // pg-boss's inbox in the shop's own database: an event enqueued with the app's transaction exists only if that
 // transaction commits.
+
+import type { SqlBinding } from "@kirimbayar/core/postgres";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
 import PgBoss from "pg-boss";
@@ -56,5 +58,48 @@ it("queues an event with the app's transaction: gone on rollback, there on commi
     expect((await inbox.stats()).waiting).toBe(1);
   } finally {
     await client.end();
+  }
+});
+
+it("takes a database library's transaction object through its binding: gone on rollback, there on commit", async () => {
+  // A binding as core's ORM bindings are (here over a pg Pool, whose transaction object is the lent client).
+  const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+  const binding: SqlBinding<pg.PoolClient> = {
+    library: "pg",
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        await work(client);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    query: async (sql, params, tx) => ({ rows: (await (tx ?? pool).query(sql, [...params])).rows }),
+    abandon: (tx) => tx.release(true),
+  };
+  const inbox = await createPgBossInbox({ boss, name: "binding-inbox", binding });
+  try {
+    await expect(
+      binding.transaction(async (tx) => {
+        expect(await inbox.enqueueIn(tx, message("bound-rolled-back"))).toBe("queued");
+        throw new Error("the app's transaction fails after queueing");
+      }),
+    ).rejects.toThrow("fails after queueing");
+    expect((await inbox.stats()).waiting).toBe(0);
+    await binding.transaction(async (tx) => {
+      expect(await inbox.enqueueIn(tx, message("bound-committed"))).toBe("queued");
+      expect((await inbox.stats()).waiting).toBe(0); // not visible before the commit
+    });
+    expect((await inbox.stats()).waiting).toBe(1);
+    // Without a binding, a transaction object that is not pg-boss's Db is refused with a clear error.
+    const plain = await createPgBossInbox({ boss, name: "no-binding-inbox" });
+    await expect(plain.enqueueIn({} as never, message("nowhere"))).rejects.toThrow(/binding of your database library/);
+  } finally {
+    await pool.end();
   }
 });

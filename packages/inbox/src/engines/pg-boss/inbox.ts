@@ -33,7 +33,7 @@ const DEFAULT_REAP_INTERVAL_MS = 5_000;
  * const inbox = await createPgBossInbox({ boss });
  * const qris = createWebhookReceiver({ source: "qris", verify, inbox });
  */
-export async function createPgBossInbox(options: PgBossInboxOptions): Promise<PgBossInbox> {
+export async function createPgBossInbox<Tx = never>(options: PgBossInboxOptions<Tx>): Promise<PgBossInbox<Tx>> {
   const { boss } = options;
   const name = options.name ?? "kirimbayar-inbox";
   const deadName = `${name}-dead`;
@@ -109,7 +109,19 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
     return { id: row.id, message: data.message, attempts: data.attempts ?? [], deadAt: data.deadAt };
   }
 
-  const inbox: PgBossInbox = {
+  // pg-boss's `Db` on a library's transaction, through the binding: its insert becomes a statement of that transaction.
+  const dbOf = (db: PgBossDb | Tx): PgBossDb => {
+    if (typeof (db as Partial<PgBossDb> | null)?.executeSql === "function") return db as PgBossDb;
+    const { binding } = options;
+    if (binding === undefined) {
+      throw new TypeError(
+        "enqueueIn: pass pg-boss's { executeSql(text, values) }, or give createPgBossInbox the binding of your database library to pass its transaction object",
+      );
+    }
+    return { executeSql: async (text, values) => ({ rows: [...(await binding.query(text, values, db as Tx)).rows] }) };
+  };
+
+  const inbox: PgBossInbox<Tx> = {
     engine: "pg-boss",
     name,
 
@@ -130,7 +142,7 @@ export async function createPgBossInbox(options: PgBossInboxOptions): Promise<Pg
       const id = await boss.send(name, { message } satisfies JobData, {
         ...sendOptions,
         id: uuidOfKey(message.key),
-        db,
+        db: dbOf(db),
       });
       return id === null ? "duplicate" : "queued";
     },

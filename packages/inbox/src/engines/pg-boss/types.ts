@@ -1,4 +1,5 @@
 import type { BatchingOptions } from "@kirimbayar/core";
+import type { SqlBinding } from "@kirimbayar/core/postgres";
 import type { AnyLogger, InboxMessage } from "@kirimbayar/core/webhooks";
 import type { InboxAttempt, InboxEnqueueResult, InboxQueue } from "../../types.js";
 
@@ -18,19 +19,25 @@ export interface PgBossDb {
   executeSql(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
-/** The pg-boss inbox: an {@link InboxQueue} that can also enqueue inside your own database transaction. */
-export interface PgBossInbox extends InboxQueue {
+/**
+ * The pg-boss inbox: an {@link InboxQueue} that can also enqueue inside your own database transaction. `Tx` is the
+ * transaction object of the database library whose binding the inbox was given (`binding` option), which
+ * `enqueueIn` then takes as it is.
+ */
+export interface PgBossInbox<Tx = never> extends InboxQueue {
   /**
    * Writes `message` with your transaction's connection: the event is queued if and only if your transaction
-   * commits (e.g. an event your code records together with an order it writes).
+   * commits (e.g. an event your code records together with an order it writes). `db` is pg-boss's
+   * `{ executeSql(text, values) }`, or, with the inbox's `binding`, your library's transaction object itself (Prisma's
+   * `tx`, TypeORM's `EntityManager`, a transactional handler's `ctx.transaction`).
    *
    * @example
-   * await client.query("BEGIN");
-   * await client.query("UPDATE orders SET ...");
-   * await inbox.enqueueIn({ executeSql: (text, values) => client.query(text, values) }, message);
-   * await client.query("COMMIT");
+   * await prisma.$transaction(async (tx) => {
+   *   await tx.order.update({ where: { id }, data: { status: "paid" } });
+   *   await inbox.enqueueIn(tx, message); // createPgBossInbox({ boss, binding: prismaBinding(prisma) })
+   * });
    */
-  enqueueIn(db: PgBossDb, message: InboxMessage): Promise<InboxEnqueueResult>;
+  enqueueIn(db: PgBossDb | Tx, message: InboxMessage): Promise<InboxEnqueueResult>;
 }
 
 /** A job as pg-boss returns it with `includeMetadata`. */
@@ -43,9 +50,14 @@ export interface PgBossJob {
 }
 
 /** Options of {@link createPgBossInbox}. */
-export interface PgBossInboxOptions {
+export interface PgBossInboxOptions<Tx = never> {
   /** A started pg-boss 10 instance (`await new PgBoss(url).start()`); the inbox never stops it. */
   boss: PgBossLike;
+  /**
+   * The binding of your database library (`prismaBinding(prisma)`, `typeormBinding(dataSource)`, ... from core), the
+   * same the idempotency store uses: `enqueueIn` then takes the library's transaction object itself.
+   */
+  binding?: SqlBinding<Tx>;
   /** Queue name (default `kirimbayar-inbox`); dead letters go to `<name>-dead`. */
   name?: string;
   /** pg-boss's schema (default `pgboss`), for the dead-letter listing and the counts. */
