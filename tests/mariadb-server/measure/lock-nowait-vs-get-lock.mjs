@@ -1,6 +1,7 @@
 // Measures the two ways to answer a concurrent duplicate of a transactional delivery at once on MariaDB (the choice
 // behind the MySQL store's transactional claim): a named lock taken without waiting (GET_LOCK(name, 0)) against a
-// locking read that does not wait (SELECT ... FOR UPDATE NOWAIT) followed by the INSERT. Run: node measure/lock-nowait-vs-get-lock.mjs
+// locking read that does not wait (SELECT ... FOR UPDATE NOWAIT) followed by the INSERT, and MariaDB's claim statements
+// that do not wait for row locks (SET STATEMENT innodb_lock_wait_timeout = 0 FOR ...). Run: node measure/lock-nowait-vs-get-lock.mjs
 
 import mysql from "mysql2/promise";
 import { startMariaDbServer } from "../index.js";
@@ -26,6 +27,24 @@ const variants = {
       [key, key],
     );
     return row.got ? (row.state === "completed" ? "completed" : "claimed") : "in_progress";
+  },
+  // MariaDB: the claim's own statements do not wait for row locks (what the store does by default on MariaDB).
+  async nowaitstmt(c, key) {
+    try {
+      const [r] = await c.execute(
+        `SET STATEMENT innodb_lock_wait_timeout = 0 FOR INSERT IGNORE INTO ev (key_hash, \`key\`, state, attempts, expires_at) VALUES (${H}, ?, 'completed', 1, UTC_TIMESTAMP(6) + INTERVAL 86400 SECOND)`,
+        [key, key],
+      );
+      if (r.affectedRows === 1) return "claimed";
+      const [r2] = await c.execute(
+        `SET STATEMENT innodb_lock_wait_timeout = 0 FOR UPDATE ev SET state = 'completed', attempts = attempts + 1 WHERE key_hash = ${H} AND state <> 'completed'`,
+        [key],
+      );
+      return r2.affectedRows === 1 ? "claimed" : "completed";
+    } catch (e) {
+      if (e.errno === 1205) return "in_progress";
+      throw e;
+    }
   },
   async nowait(c, key) {
     let rows;
@@ -81,7 +100,7 @@ const q = (xs, p) => {
 };
 let n = 0;
 // (0) READ COMMITTED, a fresh key, both deliveries past their claim check before either inserts, first handler 500 ms
-for (const variant of ["getlock", "nowait"]) {
+for (const variant of ["getlock", "nowait", "nowaitstmt"]) {
   for (const isolation of ["READ COMMITTED", "REPEATABLE READ"]) {
     const key = `rc-${variant}-${isolation}`;
     const c1 = await pool.getConnection(),
@@ -126,11 +145,11 @@ for (const variant of ["getlock", "nowait"]) {
         `nowait ${isolation}, both checked then inserted: ${who} ${what} at ${at.toFixed(1)} ms; the other ${other} at ${otherAt.toFixed(1)} ms`,
       );
     } else {
-      r1 = await variants.getlock(c1, key);
+      r1 = await variants[variant](c1, key);
       const t1 = performance.now() - t0;
-      r2 = await variants.getlock(c2, key);
+      r2 = await variants[variant](c2, key);
       const t2 = performance.now() - t0;
-      console.log(`getlock ${isolation}: first ${r1} at ${t1.toFixed(1)} ms; second ${r2} at ${t2.toFixed(1)} ms`);
+      console.log(`${variant} ${isolation}: first ${r1} at ${t1.toFixed(1)} ms; second ${r2} at ${t2.toFixed(1)} ms`);
     }
     await c1.query("ROLLBACK").catch(() => {});
     await c2.query("ROLLBACK").catch(() => {});
@@ -138,7 +157,7 @@ for (const variant of ["getlock", "nowait"]) {
     c2.destroy();
   }
 }
-for (const variant of ["getlock", "nowait"]) {
+for (const variant of ["getlock", "nowait", "nowaitstmt"]) {
   // (1) a duplicate while the first delivery's handler runs (500 ms)
   for (const preexisting of [false, true]) {
     const key = `dup-${variant}-${n++}`;
