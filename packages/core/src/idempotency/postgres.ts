@@ -2,6 +2,7 @@ import { transactionalStage } from "../webhooks/pipeline/transactional.js";
 import { type BatchingOptions, KeyedBatcher } from "./keyed-batcher.js";
 import type { SqlBinding } from "./sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "./sql/callback-transaction.js";
+import { assertBindingDialect } from "./sql/dialect.js";
 import {
   type ClaimResult,
   type IdempotencyStore,
@@ -151,9 +152,7 @@ function runOn(
  * await store.ensureSchema();
  * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true } });
  */
-export class PostgresIdempotencyStore<Tx = PgQueryable>
-  implements IdempotencyStore, TransactionalIdempotencyStore<Tx>
-{
+export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencyStore, TransactionalIdempotencyStore<Tx> {
   readonly #binding: SqlBinding<Tx> | undefined;
   readonly #pool: PgPoolLike | undefined;
   readonly #client: PgQueryable | undefined;
@@ -179,6 +178,7 @@ export class PostgresIdempotencyStore<Tx = PgQueryable>
     if (binding !== undefined && (typeof binding.transaction !== "function" || typeof binding.query !== "function")) {
       throw new TypeError("PostgresIdempotencyStore: binding must come from a kirimbayar binding (e.g. prismaBinding)");
     }
+    if (binding !== undefined) assertBindingDialect("postgres", binding);
     this.#binding = binding;
     if (pool !== undefined && (typeof pool.query !== "function" || typeof pool.connect !== "function")) {
       throw new TypeError("PostgresIdempotencyStore: pool must be a pg Pool (query and connect)");

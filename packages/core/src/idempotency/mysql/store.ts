@@ -2,6 +2,7 @@ import { raceTimer } from "../../timer-delay.js";
 import { transactionalStage } from "../../webhooks/pipeline/transactional.js";
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
+import { assertBindingDialect } from "../sql/dialect.js";
 import {
   type ClaimResult,
   type IdempotencyStore,
@@ -177,6 +178,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     if (binding !== undefined && (typeof binding.transaction !== "function" || typeof binding.query !== "function")) {
       throw new TypeError("MysqlIdempotencyStore: binding must come from a kirimbayar binding (e.g. typeormBinding)");
     }
+    if (binding !== undefined) assertBindingDialect("mysql", binding);
     this.#binding = binding;
     const lent = pool === undefined ? undefined : promiseApi(pool);
     const single = connection === undefined ? undefined : promiseApi(connection);

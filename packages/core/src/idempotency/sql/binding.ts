@@ -24,6 +24,15 @@ export interface SqlBinding<Tx> {
   /** The library's name, for errors and logs (`"prisma"`, `"typeorm"`, ...). */
   readonly library: string;
   /**
+   * The database the library's object is configured for, as the library tells (TypeORM's `type`, Knex's client,
+   * Kysely's adapter, …). A store refuses, when it is built, a binding to the other database: it would otherwise fail
+   * only at the first payment, with a syntax error. Optional, so a hand-written binding without it still works
+   * (unchecked); the six bindings leave it out when their library does not tell.
+   */
+  readonly dialect?: "postgres" | "mysql" | undefined;
+  /** Where the binding read its {@link SqlBinding.dialect} (`type "mysql"`, `client "pg"`), for that refusal. */
+  readonly dialectSource?: string | undefined;
+  /**
    * Runs `work` inside one transaction opened by the library: committed when `work` resolves, rolled back when it
    * rejects (with `work`'s error passed on), as `prisma.$transaction(fn)` or `dataSource.transaction(fn)` do.
    */

@@ -69,6 +69,9 @@ export function drizzleBinding<D extends DrizzleDatabaseLike>(db: D): SqlBinding
 
   return {
     library: "drizzle",
+    // The session says the driver, and with it the database: the two sessions served are one per dialect.
+    dialect: kind === "NodePgSession" ? "postgres" : "mysql",
+    dialectSource: kind === "NodePgSession" ? "drizzle-orm/node-postgres" : "drizzle-orm/mysql2",
     transaction(work) {
       return db.transaction(async (tx: unknown) => {
         const client = clientOf(tx) as DriverClient & { on?: (event: "error", listener: () => void) => unknown };

@@ -46,8 +46,11 @@ export function knexBinding(knex: Knex): SqlBinding<Knex.Transaction> {
   // The driver connection under each open transaction, for abandon().
   const connections = new WeakMap<Knex.Transaction, unknown>();
 
+  const client = candidate.client?.config?.client;
   return {
     library: "knex",
+    dialect: postgres ? "postgres" : "mysql",
+    dialectSource: typeof client === "string" ? `client "${client}"` : `dialect "${dialect}"`,
     transaction(work) {
       return knex.transaction(async (trx) => {
         // Lent to this transaction for its whole life; Knex's transaction client answers with it at once.
@@ -76,7 +79,7 @@ type KnexShape = ((...args: unknown[]) => unknown) & {
   transaction?: unknown;
   raw?: unknown;
   isTransaction?: unknown;
-  client?: { dialect?: unknown };
+  client?: { dialect?: unknown; config?: { client?: unknown } };
 };
 
 /** The part of Knex's transaction client used here (typed `any` by Knex). */

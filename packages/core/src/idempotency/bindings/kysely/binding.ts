@@ -37,7 +37,9 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
     throw wrongObject("kyselyBinding", EXPECTED, db);
   }
   // PostgreSQL's adapter is the one of Kysely's server dialects that supports RETURNING (MySQL's does not).
-  const postgres = candidate.getExecutor().adapter.supportsReturning;
+  const adapter = candidate.getExecutor().adapter;
+  const postgres = adapter.supportsReturning;
+  const adapterDialect = kyselyAdapterDialect(adapter);
   // Per open transaction: settles once Kysely has ended it (and refuses its statements from then on).
   const endings = new WeakMap<Transaction<DB>, Promise<unknown>>();
   // Per abandoned transaction: resolves once its connection is held for the rollback.
@@ -45,6 +47,8 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
 
   return {
     library: "kysely",
+    dialect: adapterDialect?.dialect,
+    dialectSource: adapterDialect?.name,
     transaction(work) {
       let ended!: () => void;
       const ending = new Promise<void>((resolve) => {
@@ -108,4 +112,18 @@ export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
       }
     },
   };
+}
+
+/**
+ * The database of Kysely's adapter, by the class of Kysely's own (`PostgresAdapter`, `MysqlAdapter`) it is or extends
+ * (third-party dialects reuse them); read by name, since nothing of Kysely is imported at run time. Another adapter
+ * (SQLite, SQL Server, unknown) says nothing.
+ */
+function kyselyAdapterDialect(adapter: object): { dialect: "postgres" | "mysql"; name: string } | undefined {
+  for (let proto = Object.getPrototypeOf(adapter); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const name = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (name === "PostgresAdapter") return { dialect: "postgres", name };
+    if (name === "MysqlAdapter") return { dialect: "mysql", name };
+  }
+  return undefined;
 }

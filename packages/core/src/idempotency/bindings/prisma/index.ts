@@ -79,8 +79,11 @@ export function prismaBinding<Client extends PrismaClientLike>(
     maxWait: positive(options.maxWaitMs, DEFAULT_MAX_WAIT_MS, "maxWaitMs"),
     ...(options.isolationLevel === undefined ? {} : { isolationLevel: options.isolationLevel }),
   };
+  const dialect = prismaDialect(prisma);
   return {
     library: "prisma",
+    dialect: dialect?.dialect,
+    dialectSource: dialect?.source,
     transaction: (work) => prisma.$transaction(work, transactionOptions),
     query: (sql, params, tx) => run((tx as PrismaClientLike | undefined) ?? prisma, sql, params),
     // Nothing to do: once the store rolls the transaction back, Prisma refuses every later statement on `tx`
@@ -109,6 +112,34 @@ function assertPrismaClient(prisma: unknown): asserts prisma is PrismaClientLike
   ) {
     throw wrongObject("prismaBinding", "a PrismaClient (with $transaction and $queryRawUnsafe)", prisma);
   }
+}
+
+// Where a Prisma client keeps its database (fields of Prisma 5 to 7, extended clients included): the driver
+// adapter's `provider`, and the schema's datasource `provider` it was generated for. Prisma has no public way to
+// ask; a client that answers neither (a future Prisma) goes unchecked.
+interface PrismaInternals {
+  _engineConfig?: { adapter?: { provider?: unknown; adapterName?: unknown } };
+  _activeProvider?: unknown;
+}
+
+/** The database of `prisma` and where that was read, as its adapter or else its generated schema says. */
+function prismaDialect(prisma: unknown): { dialect: "postgres" | "mysql"; source: string } | undefined {
+  const internals = prisma as PrismaInternals;
+  const adapter = internals._engineConfig?.adapter;
+  const adapterName = typeof adapter?.adapterName === "string" ? adapter.adapterName : undefined;
+  const fromAdapter = dialectOf(adapter?.provider);
+  if (fromAdapter !== undefined) {
+    return { dialect: fromAdapter, source: adapterName ?? `adapter provider "${String(adapter?.provider)}"` };
+  }
+  const fromSchema = dialectOf(internals._activeProvider);
+  return fromSchema === undefined
+    ? undefined
+    : { dialect: fromSchema, source: `provider "${String(internals._activeProvider)}"` };
+}
+
+function dialectOf(provider: unknown): "postgres" | "mysql" | undefined {
+  if (provider === "postgres" || provider === "postgresql") return "postgres";
+  return provider === "mysql" ? "mysql" : undefined;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

@@ -50,6 +50,8 @@ export function sequelizeBinding(sequelize: Sequelize): SqlBinding<Transaction> 
 
   return {
     library: "sequelize",
+    dialect: dialect === "postgres" ? "postgres" : "mysql",
+    dialectSource: `dialect "${dialect}"`,
     transaction(work) {
       return sequelize.transaction((transaction) => work(transaction));
     },

@@ -46,8 +46,11 @@ interface RunnerInternals {
 export function typeormBinding(dataSource: DataSource, options: TypeormBindingOptions = {}): SqlBinding<EntityManager> {
   assertDataSource(dataSource);
   const isolation = options.isolationLevel;
+  const type = dataSource.options.type;
   return {
     library: "typeorm",
+    dialect: type === "postgres" ? "postgres" : "mysql",
+    dialectSource: `type "${type}"`,
     transaction: (work) =>
       isolation === undefined ? dataSource.transaction(work) : dataSource.transaction(isolation, work),
     query: async (sql, params, manager) => {
