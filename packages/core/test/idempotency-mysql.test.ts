@@ -426,6 +426,17 @@ describe.each([
     expect(await paidCount("h-race")).toBe(1);
   });
 
+  it("answers every one of 20 concurrent redeliveries of a completed event 200, none 409", async () => {
+    const { receiver, paidCount, runs } = await shop({ locks });
+    expect((await receiver.handle(delivery("h-storm"))).status).toBe(200);
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => receiver.handle(delivery("h-storm"))));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    }
+    expect(runs()).toBe(1);
+    expect(await paidCount("h-storm")).toBe(1);
+  });
+
   it("abandons handlers that run out of time: 500 at the limit, their connection destroyed, nothing they wrote commits", async () => {
     const small = mysql.createPool({ uri: server.url, connectionLimit: 2 });
     const { opened, open } = gate();

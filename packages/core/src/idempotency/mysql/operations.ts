@@ -82,15 +82,17 @@ export async function claimInTransactionWith(
     return { state: "claimed", attempt: 1 };
   }
   // Read before writing: the lock holder's uncommitted row is X-locked, and an UPDATE of it would wait for the other
-  // delivery's handler. A plain read never waits.
+  // delivery's handler. A plain read never waits, and sees what is committed.
   const seen = (await run(statements.readLocked(key))).rows[0];
+  // Completed within its retention: a duplicate, whoever holds the lock now (a redelivery storm all answered 200).
+  if (seen?.state === "completed" && Number(seen.expired) !== 1) return { state: "completed" };
   if (Number(seen?.got) !== 1) return { state: "in_progress" };
   if (await changed(run, statements.claimAgainLocked(key, retentionMs))) {
     const row = (await run(statements.readLocked(key))).rows[0];
     return { state: "claimed", attempt: Number(row?.attempts) };
   }
-  // Held, not taken: a completed record within its retention (or none any more, swept meanwhile: retry later).
-  return seen?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
+  // Held, not taken: none any more (swept meanwhile: retry later).
+  return { state: "in_progress" };
 }
 
 /**
@@ -122,9 +124,15 @@ export async function claimInTransactionNoWaitWith(
 ): Promise<ClaimResult> {
   try {
     if (await changed(run, statements.claimNewNoWait(key, retentionMs))) return { state: "claimed", attempt: 1 };
-    const claimed = await changed(run, statements.claimAgainNoWait(key, retentionMs));
+    // Read before writing: an UPDATE of a completed record would lock it, and fail concurrent duplicates' claims.
+    const seen = (await run(statements.readExpiry(key))).rows[0];
+    if (seen?.state === "completed" && Number(seen.expired) !== 1) return { state: "completed" };
+    if (await changed(run, statements.claimAgainNoWait(key, retentionMs))) {
+      const row = (await run(statements.read(key))).rows[0];
+      return { state: "claimed", attempt: Number(row?.attempts) };
+    }
+    // Not taken: completed meanwhile, or none any more (swept: retry later).
     const row = (await run(statements.read(key))).rows[0];
-    if (claimed) return { state: "claimed", attempt: Number(row?.attempts) };
     return row?.state === "completed" ? { state: "completed" } : { state: "in_progress" };
   } catch (error) {
     if (isLockConflict(error)) return { state: "in_progress" };

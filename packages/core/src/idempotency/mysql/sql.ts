@@ -49,8 +49,13 @@ export interface MysqlIdempotencyStatements {
    * completed (or whose retention ended) into a completed one, counting the attempt: 1 row = claimed.
    */
   claimAgainLocked(key: string, retentionMs: number): MysqlStatement;
-  /** Read, inside the delivery's transaction. `got` (1 when this session holds the key's lock), `state`, `attempts`. */
+  /**
+   * Read, inside the delivery's transaction. `got` (1 when this session holds the key's lock), `state`, `attempts`,
+   * `expired` (1 when the record's retention or lease ended).
+   */
   readLocked(key: string): MysqlStatement;
+  /** Read. `state`, `attempts` and `expired` (1 when the record's retention or lease ended) of the key's record. */
+  readExpiry(key: string): MysqlStatement;
   /** Frees the key's named lock (after COMMIT or ROLLBACK; a closed connection frees it too). */
   unlock(key: string): MysqlStatement;
   /**
@@ -132,9 +137,10 @@ SELECT ${HASH}, ?, 'completed', NULL, 1, NULL, ${later} FROM DUAL WHERE GET_LOCK
     claimAgainLocked: `UPDATE ${t} SET attempts = attempts + 1, state = 'completed', owner = NULL,
   lease_expires_at = NULL, expires_at = ${later}
 WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW}) AND IS_USED_LOCK(${lock}) = CONNECTION_ID()`,
-    readLocked: `SELECT COALESCE(IS_USED_LOCK(${lock}) = CONNECTION_ID(), 0) AS got,
-  (SELECT state FROM ${t} WHERE key_hash = ${HASH}) AS state,
-  (SELECT attempts FROM ${t} WHERE key_hash = ${HASH}) AS attempts`,
+    readLocked: `SELECT COALESCE(IS_USED_LOCK(${lock}) = CONNECTION_ID(), 0) AS got, r.state, r.attempts, r.expired
+FROM (SELECT 1) AS one LEFT JOIN (SELECT state, attempts, expires_at <= ${NOW} AS expired FROM ${t}
+  WHERE key_hash = ${HASH}) AS r ON TRUE`,
+    readExpiry: `SELECT state, attempts, expires_at <= ${NOW} AS expired FROM ${t} WHERE key_hash = ${HASH}`,
     unlock: `DO RELEASE_LOCK(${lock})`,
     // MariaDB's per-statement setting: a row lock held by another transaction fails the statement at once (1205)
     // instead of waiting; the session's own innodb_lock_wait_timeout, which the handlers' statements use, is untouched.
@@ -168,7 +174,8 @@ WHERE key_hash = ${HASH} AND (state <> 'completed' OR expires_at <= ${NOW})`,
     },
     lockAndClaimNew: (key, retentionMs) => write(text.lockAndClaimNew, [key, key, millis(retentionMs), key]),
     claimAgainLocked: (key, retentionMs) => write(text.claimAgainLocked, [millis(retentionMs), key, key]),
-    readLocked: (key) => read(text.readLocked, [key, key, key]),
+    readLocked: (key) => read(text.readLocked, [key, key]),
+    readExpiry: (key) => read(text.readExpiry, [key]),
     unlock: (key) => write(text.unlock, [key]),
     claimNewNoWait: (key, retentionMs) => write(text.claimNewNoWait, [key, key, millis(retentionMs)]),
     claimAgainNoWait: (key, retentionMs) => write(text.claimAgainNoWait, [millis(retentionMs), key]),
