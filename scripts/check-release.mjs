@@ -223,9 +223,8 @@ function checkWorkflows() {
 // ---- the version plan --------------------------------------------------------------------------------------------
 
 function checkPlan() {
-  let plan;
   check("version plan: public @kirimbayar/* packages in one fixed group, private packages never versioned", () => {
-    plan = expectedPlan(root);
+    const plan = expectedPlan(root);
     const config = readJson(root, ".changeset/config.json");
     const publicNames = plan.publicPackages.map((pkg) => pkg.json.name).sort();
     const fixed = config.fixed ?? [];
@@ -256,51 +255,55 @@ function checkPlan() {
       `(largest bump: ${plan.bumpType ?? "none"}) -> ${plan.next}`
     );
   });
-  return plan;
 }
 
-// ---- changeset status ----------------------------------------------------------------------------------------------
+// ---- the throw-away clone and changeset status -----------------------------------------------------------------------
 
-/** The ref `changeset status` compares with: main, else origin/main (pull requests), else HEAD itself. */
-function statusBase() {
-  const has = (ref) => run("git", ["rev-parse", "--verify", "--quiet", ref], { cwd: root }).status === 0;
-  if (has("refs/heads/main")) return { args: [], note: "compared with main" };
-  if (has("refs/remotes/origin/main")) return { args: ["--since", "origin/main"], note: "compared with origin/main" };
-  return {
-    args: ["--since", "HEAD"],
-    note:
-      "no main branch here (detached HEAD or a single-branch clone): compared with HEAD, so the check that " +
-      "changed packages have changesets is not made; the release plan is",
-  };
-}
-
-function checkStatus(plan) {
-  check("changeset status: the release plan is the planned one", () => {
-    assert(plan, "no plan (see above)");
-    const started = Date.now();
-    const base = statusBase();
-    const dir = mkdtempSync(join(tmpdir(), "kirimbayar-status-"));
-    try {
-      const output = join(dir, "status.json");
-      const result = run(process.execPath, [changesetBin, "status", ...base.args, "--output", output], { cwd: root });
-      assert(
-        result.status === 0,
-        `changeset status exited ${result.status}:\n${(result.stdout + result.stderr).trim()}`,
-      );
-      const status = JSON.parse(readFileSync(output, "utf8"));
-      // Private dependents of bumped packages are listed with type "none" and their version unchanged.
-      const moved = status.releases.filter((r) => r.newVersion !== r.oldVersion);
-      const got = Object.fromEntries(moved.map((r) => [r.name, r.newVersion]));
-      const want = Object.fromEntries(
-        plan.next === plan.current ? [] : plan.publicPackages.map((pkg) => [pkg.json.name, plan.next]),
-      );
-      const show = (m) => JSON.stringify(Object.fromEntries(Object.entries(m).sort()));
-      assert(show(got) === show(want), `changeset status plans ${show(got)}\nexpected ${show(want)}`);
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      return `${base.note}: ${Object.keys(got).length} packages -> ${plan.next} (working tree's changesets); ${seconds} s`;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+/**
+ * A `git clone` of HEAD in a temp dir (committed changesets only, as in CI's clean clone), with a local `main` for
+ * `changeset status` to compare with: main, else origin/main (a pull request's checkout), else HEAD itself.
+ */
+function makeClone() {
+  const dir = mkdtempSync(join(tmpdir(), "kirimbayar-release-"));
+  const clone = join(dir, "repo");
+  git(root, "clone", "--quiet", root, clone);
+  // changesets resolves its changelog generator from the repository: lend it the installed node_modules.
+  symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
+  const has = (cwd, ref) => run("git", ["rev-parse", "--verify", "--quiet", ref], { cwd }).status === 0;
+  let base = "main";
+  if (!has(clone, "refs/heads/main")) {
+    if (has(root, "refs/heads/main")) {
+      git(clone, "branch", "--quiet", "main", "origin/main");
+    } else if (has(root, "refs/remotes/origin/main")) {
+      git(clone, "fetch", "--quiet", root, "refs/remotes/origin/main:refs/heads/main");
+      base = "origin/main";
+    } else {
+      git(clone, "branch", "--quiet", "main", "HEAD");
+      base = "HEAD (no main branch here: whether changed packages carry changesets is not checked)";
     }
+  }
+  return { dir, clone, base, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+function checkStatus(workspace) {
+  check("changeset status: the release plan is the planned one", () => {
+    const { clone, base } = workspace;
+    const plan = expectedPlan(clone);
+    const started = Date.now();
+    const output = join(workspace.dir, "status.json");
+    const result = run(process.execPath, [changesetBin, "status", "--output", output], { cwd: clone });
+    assert(result.status === 0, `changeset status exited ${result.status}:\n${(result.stdout + result.stderr).trim()}`);
+    const status = JSON.parse(readFileSync(output, "utf8"));
+    // Private dependents of bumped packages are listed with type "none" and their version unchanged.
+    const moved = status.releases.filter((r) => r.newVersion !== r.oldVersion);
+    const got = Object.fromEntries(moved.map((r) => [r.name, r.newVersion]));
+    const want = Object.fromEntries(
+      plan.next === plan.current ? [] : plan.publicPackages.map((pkg) => [pkg.json.name, plan.next]),
+    );
+    const show = (m) => JSON.stringify(Object.fromEntries(Object.entries(m).sort()));
+    assert(show(got) === show(want), `changeset status plans ${show(got)}\nexpected ${show(want)}`);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    return `compared with ${base}: ${Object.keys(got).length} packages -> ${plan.next}; ${seconds} s`;
   });
 }
 
@@ -318,84 +321,75 @@ function offlinePrefix() {
   return { prefix: [], note: "unshare -n not permitted here: ran without cutting the network (it needs none)" };
 }
 
-function checkVersionOnClone() {
+function checkVersionOnClone(workspace) {
   check("changeset version on a throw-away clone: planned versions, CHANGELOGs, nothing else", () => {
-    const dir = mkdtempSync(join(tmpdir(), "kirimbayar-release-"));
-    try {
-      const clone = join(dir, "repo");
-      git(root, "clone", "--quiet", root, clone);
-      // changesets resolves its changelog generator from the repository: lend it the installed node_modules.
-      symlinkSync(join(root, "node_modules"), join(clone, "node_modules"));
-      const plan = expectedPlan(clone);
-      const before = Object.fromEntries(plan.packages.map((pkg) => [pkg.rel, pkg.json]));
-      const offline = offlinePrefix();
-      const [command, ...commandArgs] = [...offline.prefix, process.execPath, changesetBin, "version"];
-      const started = Date.now();
-      const result = run(command, commandArgs, { cwd: clone });
-      assert(
-        result.status === 0,
-        `changeset version exited ${result.status}:\n${(result.stdout + result.stderr).trim()}`,
-      );
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    const { clone } = workspace;
+    const plan = expectedPlan(clone);
+    const before = Object.fromEntries(plan.packages.map((pkg) => [pkg.rel, pkg.json]));
+    const offline = offlinePrefix();
+    const [command, ...commandArgs] = [...offline.prefix, process.execPath, changesetBin, "version"];
+    const started = Date.now();
+    const result = run(command, commandArgs, { cwd: clone });
+    assert(
+      result.status === 0,
+      `changeset version exited ${result.status}:\n${(result.stdout + result.stderr).trim()}`,
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
 
-      // Exactly these paths changed: each public package.json and CHANGELOG.md, and the consumed changesets.
-      const changed = run("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: clone })
-        .stdout.split("\n")
-        .filter(Boolean)
-        .map((line) => line.slice(3))
-        .sort();
-      const moving = plan.next !== plan.current;
-      const expected = [
-        ...plan.changesets.map((c) => `.changeset/${c.file}`),
-        ...(moving ? plan.publicPackages.flatMap((pkg) => [`${pkg.rel}/CHANGELOG.md`, `${pkg.rel}/package.json`]) : []),
-      ].sort();
-      assert(
-        changed.join("\n") === expected.join("\n"),
-        `changed paths differ from the plan.\n  unexpected: ${changed.filter((p) => !expected.includes(p)).join(", ") || "none"}` +
-          `\n  missing: ${expected.filter((p) => !changed.includes(p)).join(", ") || "none"}`,
-      );
+    // Exactly these paths changed: each public package.json and CHANGELOG.md, and the consumed changesets.
+    const changed = run("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: clone })
+      .stdout.split("\n")
+      .filter(Boolean)
+      .map((line) => line.slice(3))
+      .sort();
+    const moving = plan.next !== plan.current;
+    const expected = [
+      ...plan.changesets.map((c) => `.changeset/${c.file}`),
+      ...(moving ? plan.publicPackages.flatMap((pkg) => [`${pkg.rel}/CHANGELOG.md`, `${pkg.rel}/package.json`]) : []),
+    ].sort();
+    assert(
+      changed.join("\n") === expected.join("\n"),
+      `changed paths differ from the plan.\n  unexpected: ${changed.filter((p) => !expected.includes(p)).join(", ") || "none"}` +
+        `\n  missing: ${expected.filter((p) => !changed.includes(p)).join(", ") || "none"}`,
+    );
 
-      for (const pkg of plan.packages) {
-        const after = readJson(clone, `${pkg.rel}/package.json`);
-        const want = pkg.json.private || !moving ? before[pkg.rel].version : plan.next;
-        assert(after.version === want, `${pkg.json.name}: version ${after.version}, expected ${want}`);
-        // Nothing else in the manifest moves (internal ranges stay workspace:, rewritten only when packing).
-        assert(
-          JSON.stringify({ ...after, version: undefined }) ===
-            JSON.stringify({ ...before[pkg.rel], version: undefined }),
-          `${pkg.json.name}: package.json changed beyond its version`,
-        );
-      }
-      if (moving) {
-        for (const pkg of plan.publicPackages) {
-          const changelog = read(clone, `${pkg.rel}/CHANGELOG.md`);
-          const heading = changelog.match(/^## (.+)$/m)?.[1];
-          assert(changelog.startsWith(`# ${pkg.json.name}\n`), `${pkg.rel}/CHANGELOG.md does not start with its name`);
-          assert(
-            heading === plan.next,
-            `${pkg.rel}/CHANGELOG.md: first release heading ${heading}, expected ${plan.next}`,
-          );
-          const section = changelog.split(/^## /m)[1];
-          for (const changeset of plan.changesets.filter((c) => pkg.json.name in c.releases && c.summary)) {
-            const firstLine = changeset.summary.split("\n")[0].trim();
-            assert(
-              section.includes(firstLine),
-              `${pkg.rel}/CHANGELOG.md misses .changeset/${changeset.file}: "${firstLine}"`,
-            );
-          }
-        }
-        // The "Version packages" pull request must pass the lint step of `pnpm test`.
-        const lint = run(biomeBin, ["check", ...expected.filter((p) => !p.startsWith(".changeset/"))], { cwd: clone });
-        assert(lint.status === 0, `biome check of the versioned files failed:\n${(lint.stdout + lint.stderr).trim()}`);
-      }
-      const count = plan.changesets.length;
-      return moving
-        ? `${plan.publicPackages.length} packages ${plan.current} -> ${plan.next}, ${count} changesets consumed, ` +
-            `CHANGELOGs written, lint-clean; HEAD's committed changesets; ${offline.note}; ${seconds} s`
-        : `no pending changeset: nothing versioned (${offline.note})`;
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    for (const pkg of plan.packages) {
+      const after = readJson(clone, `${pkg.rel}/package.json`);
+      const want = pkg.json.private || !moving ? before[pkg.rel].version : plan.next;
+      assert(after.version === want, `${pkg.json.name}: version ${after.version}, expected ${want}`);
+      // Nothing else in the manifest moves (internal ranges stay workspace:, rewritten only when packing).
+      assert(
+        JSON.stringify({ ...after, version: undefined }) === JSON.stringify({ ...before[pkg.rel], version: undefined }),
+        `${pkg.json.name}: package.json changed beyond its version`,
+      );
     }
+    if (moving) {
+      for (const pkg of plan.publicPackages) {
+        const changelog = read(clone, `${pkg.rel}/CHANGELOG.md`);
+        const heading = changelog.match(/^## (.+)$/m)?.[1];
+        assert(changelog.startsWith(`# ${pkg.json.name}\n`), `${pkg.rel}/CHANGELOG.md does not start with its name`);
+        assert(
+          heading === plan.next,
+          `${pkg.rel}/CHANGELOG.md: first release heading ${heading}, expected ${plan.next}`,
+        );
+        const section = changelog.split(/^## /m)[1];
+        for (const changeset of plan.changesets.filter((c) => pkg.json.name in c.releases && c.summary)) {
+          const firstLine = changeset.summary.split("\n")[0].trim();
+          assert(
+            section.includes(firstLine),
+            `${pkg.rel}/CHANGELOG.md misses .changeset/${changeset.file}: "${firstLine}"`,
+          );
+        }
+      }
+      // The "Version packages" pull request must pass the lint step of `pnpm test`.
+      const lint = run(biomeBin, ["check", ...expected.filter((p) => !p.startsWith(".changeset/"))], { cwd: clone });
+      assert(lint.status === 0, `biome check of the versioned files failed:\n${(lint.stdout + lint.stderr).trim()}`);
+    }
+    const count = plan.changesets.length;
+    return moving
+      ? `${plan.publicPackages.length} packages ${plan.current} -> ${plan.next}, ${count} changesets consumed, ` +
+          `CHANGELOGs written, lint-clean; ${offline.note}; ${seconds} s`
+      : `no pending changeset: nothing versioned (${offline.note})`;
   });
 }
 
@@ -430,11 +424,22 @@ function checkBeforePublish() {
 if (beforePublish) {
   checkBeforePublish();
 } else {
-  console.log(`release checks in ${root}`);
+  console.log(`release checks in ${root} (changeset status and version on a clone of HEAD: committed changesets)`);
   checkWorkflows();
-  const plan = checkPlan();
-  checkStatus(plan);
-  checkVersionOnClone();
+  checkPlan();
+  let workspace;
+  check("a throw-away clone of HEAD", () => {
+    workspace = makeClone();
+    return workspace.clone;
+  });
+  if (workspace) {
+    try {
+      checkStatus(workspace);
+      checkVersionOnClone(workspace);
+    } finally {
+      workspace.remove();
+    }
+  }
 }
 console.log(`release checks: ${passed} passed, ${failed} failed`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed }));
