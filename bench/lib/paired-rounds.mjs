@@ -67,7 +67,7 @@ export function pairedRatio(runs, route, baseline, goal) {
  * on a machine shared with other work, the packages it imports can be rebuilt under it (a `dist` briefly missing).
  * Load runs that started are never repeated.
  */
-export function retryingStart(measure, attempts = 4, waitMs = 15_000) {
+export function retryingStart(measure, attempts = 12, waitMs = 15_000) {
   return async (route, round) => {
     for (let attempt = 1; ; attempt++) {
       try {
