@@ -1,8 +1,8 @@
 // The never-lose campaign (test/support/never-lose-campaign.ts) on MariaDB through TypeORM 1.1 (type "mysql", over
 // mysql2; issue 28): each app instance has its own DataSource and MysqlIdempotencyStore on typeormBinding, and the
 // handler writes in TypeORM's idiom on the EntityManager it gets as `ctx.transaction`. The faults are those of the
-// mysql2 variant (never-lose-a-payment-mariadb.test.ts): `mariadbd` SIGKILLed mid-flight and restarted 30 minutes
-// later, single connections killed between effect and commit (their id read through `manager.query`).
+// mysql2 variant (never-lose-a-payment-mariadb.test.ts): `mariadbd` SIGKILLed mid-flight twice (restarted at once,
+// then 30 minutes later), single connections killed between effect and commit (their id read through `manager.query`).
 import { MysqlIdempotencyStore } from "@kirimbayar/core/mysql";
 import { typeormBinding } from "@kirimbayar/core/typeorm";
 import { startMariaDbServer, TEST_DATABASE, type TestMariaDbServer } from "@kirimbayar/test-mariadb-server";

@@ -1,10 +1,10 @@
 // The never-lose campaign (test/support/never-lose-campaign.ts) on MariaDB through mysql2 itself (issue 28), durable
 // settings checked (innodb_flush_log_at_trx_commit=1, no binary log): each app instance has its own mysql2 pool and
 // MysqlIdempotencyStore in transactional mode, and the handler writes with `connection.execute` on the pooled
-// connection holding the delivery's InnoDB transaction (`ctx.transaction`). The outage begins with `mariadbd`
-// SIGKILLed while the minute's deliveries sit between their effect and their commit, and ends 30 minutes later with
-// a restart; recovery is measured from the server's return. "Between effect and commit" on single deliveries is
-// their connection killed from outside (`KILL`, its id read through the transaction's connection).
+// connection holding the delivery's InnoDB transaction (`ctx.transaction`). `mariadbd` is SIGKILLed twice while the
+// minute's deliveries sit between their effect and their commit: once restarted at once, once at the start of the
+// 30-minute outage, restarted when it ends; recovery is measured from each return. "Between effect and commit" on
+// single deliveries is their connection killed from outside (`KILL`, its id read through the transaction's connection).
 import { MysqlIdempotencyStore } from "@kirimbayar/core/mysql";
 import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import type mysql from "mysql2/promise";

@@ -4,7 +4,8 @@
 // - 20 % of them have all 4 webhook deliveries fail (the shop never hears of them by webhook);
 // - the shop's database (a real server) is down for 30 minutes in the middle, longer than the provider retries: it
 //   goes down either by a clean stop between deliveries, or by a SIGKILL while deliveries sit between their effect
-//   and their commit ("crash-mid-flight"), and comes back (after crash recovery) 30 minutes later;
+//   and their commit ("crash-mid-flight"), and comes back (after crash recovery) 30 minutes later; a crashed server is
+//   also SIGKILLed mid-flight once earlier and restarted at once, as a supervisor would;
 // - on some deliveries the connection dies between the handler's write and the commit, as a SIGKILL of the app
 //   would leave it (the delivery's backend is killed from outside, its id read through the library in the handler);
 // - two app instances (own pools, own stores, own receivers) share the one database, deliveries alternating;
@@ -24,13 +25,14 @@ import {
   tokenVerifier,
 } from "@kirimbayar/core/webhooks";
 import { createFakeProvider } from "@kirimbayar/testing";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 
 /** `pnpm chaos` sets KIRIMBAYAR_CHAOS=full: 1,000 payments instead of 200. */
 export const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
 export const PAYMENTS = FULL ? 1_000 : 200;
 const MINUTES_OF_PAYMENTS = 60;
 const OUTAGE = { from: 20, to: 50 }; // fake minutes: 30 minutes, longer than the 21 minutes of retries
+const CRASH_AND_RESTART_AT = 10; // fake minute of the SIGKILL followed by an immediate restart (crash-mid-flight)
 const RECONCILE_EVERY_MIN = 10;
 const TOKEN = "never-lose-token";
 const MINUTE = 60_000;
@@ -58,7 +60,8 @@ export interface CampaignDatabase<Tx> {
   readonly handlerTimeoutMs?: number;
   /**
    * How the 30-minute outage begins: `"stop"`, a clean shutdown between deliveries; `"crash-mid-flight"`, a SIGKILL of
-   * the server while the minute's deliveries sit between their effect and their commit.
+   * the server while the minute's deliveries sit between their effect and their commit (and, earlier, a second one
+   * followed by an immediate restart).
    */
   readonly outage: "stop" | "crash-mid-flight";
   /** Creates the orders table and the store's table (on a connection of the test's own). */
@@ -105,6 +108,14 @@ export interface CampaignFigures {
   inFlightAtCrash?: number;
   /** Of those, how many the restarted server held unpaid: their effects did not survive the crash. */
   rolledBackAtCrash?: number | undefined;
+  /** The SIGKILL followed by an immediate restart (crash-mid-flight only): the same, and its recovery. */
+  crashAndRestart?: {
+    inFlight: number;
+    rolledBack: number;
+    /** From the restart until every delivery in flight at the crash is applied. */
+    recoverySeconds: number | null;
+    recoveryClockMinutes: number | null;
+  };
   runSeconds: number;
 }
 
@@ -118,7 +129,10 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 
 /** The test's title: what the campaign goes through. */
 export function campaignTitle(database: { outage: CampaignDatabase<unknown>["outage"] }): string {
-  const outage = database.outage === "stop" ? "a 30-minute database outage" : "the database SIGKILLed mid-flight";
+  const outage =
+    database.outage === "stop"
+      ? "a 30-minute database outage"
+      : "the database SIGKILLed mid-flight twice (restarted at once, then 30 minutes later)";
   return `applies each of ${PAYMENTS} paid QR payments exactly once through missed webhooks, ${outage}, connections killed before commit, handlers hung past their limit and two instances`;
 }
 
@@ -142,6 +156,16 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
   let heldAtCrash: string[] = [];
   // Of those, how many the restarted server holds as unpaid (none of their effects survived the crash).
   let rolledBackAtCrash: number | undefined;
+  let restart:
+    | {
+        held: string[];
+        rolledBack: number;
+        returnedAt: number;
+        returnedAtClock: number;
+        recoveredAt?: number;
+        recoveredAtClock?: number;
+      }
+    | undefined;
 
   const provider = createFakeProvider({
     rateLimit: false,
@@ -270,18 +294,32 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
   }
 
   async function checkRecovered(): Promise<void> {
-    if (returnedAt === undefined || recoveredAt !== undefined) return;
+    const waiting = restart !== undefined && restart.recoveredAt === undefined;
+    if (!waiting && (returnedAt === undefined || recoveredAt !== undefined)) return;
     const orders = await database.orders().catch(() => undefined);
     if (orders === undefined) return;
     const unpaid = new Set(orders.filter((order) => order.paidCount === 0).map((order) => order.id));
+    if (restart !== undefined && restart.recoveredAt === undefined && !restart.held.some((id) => unpaid.has(id))) {
+      restart.recoveredAt = performance.now();
+      restart.recoveredAtClock = provider.clock.now();
+    }
+    if (returnedAt === undefined || recoveredAt !== undefined) return;
     if (paidBeforeReturn.some((id) => unpaid.has(id))) return;
     recoveredAt = performance.now();
     recoveredAtClock = provider.clock.now();
   }
 
-  // The outage's first minute when it is a crash: the minute's payments paid at once; the server SIGKILLed once
-  // they sit between their effect and their commit (or shortly after the first one does).
-  async function payThenCrash(batch: readonly { id: string }[]): Promise<void> {
+  // How many of `ids` the database holds unpaid, read before any delivery reaches the restarted server (a pooled
+  // connection may still be found broken: retried).
+  async function unpaidAmong(ids: readonly string[]): Promise<number> {
+    const orders = await vi.waitFor(() => database.orders(), { timeout: 5_000, interval: 100 });
+    const unpaid = new Set(orders.filter((order) => order.paidCount === 0).map((order) => order.id));
+    return ids.filter((id) => unpaid.has(id)).length;
+  }
+
+  // A crash minute: the minute's payments paid at once; the server SIGKILLed once they sit between their effect and
+  // their commit (or shortly after the first one does). Answers the orders of the deliveries it met.
+  async function payThenCrash(batch: readonly { id: string }[]): Promise<string[]> {
     let done!: () => void;
     const crashed = new Promise<void>((resolve) => {
       done = resolve;
@@ -301,27 +339,27 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
         (armed.firstHoldAt !== undefined && performance.now() - armed.firstHoldAt > GATHER_IN_FLIGHT_MS),
       10_000,
     );
-    heldAtCrash = [...armed.holding];
+    const held = [...armed.holding];
     await database.goDown();
     crash = undefined;
     armed.done();
     await paying;
+    return held;
   }
 
   const perMinute = Math.ceil(paidCodes.length / MINUTES_OF_PAYMENTS);
   const totalMinutes = MINUTES_OF_PAYMENTS + 40; // then the last retries and reconciliations
   for (let minute = 0; minute < totalMinutes; minute++) {
     const batch = paidCodes.slice(minute * perMinute, (minute + 1) * perMinute);
-    const crashNow = minute === OUTAGE.from && database.outage === "crash-mid-flight";
+    const crashes = database.outage === "crash-mid-flight";
+    const crashNow = minute === OUTAGE.from && crashes;
+    const crashAndRestartNow = minute === CRASH_AND_RESTART_AT && crashes;
     if (minute === OUTAGE.from && !crashNow) await database.goDown();
     if (minute === OUTAGE.to) {
       await database.comeBack();
       returnedAt = performance.now();
       returnedAtClock = provider.clock.now();
-      if (heldAtCrash.length > 0) {
-        const unpaid = new Set((await database.orders()).filter((o) => o.paidCount === 0).map((o) => o.id));
-        rolledBackAtCrash = heldAtCrash.filter((id) => unpaid.has(id)).length;
-      }
+      if (crashes) rolledBackAtCrash = await unpaidAmong(heldAtCrash);
       // Left out: payments whose first handling the campaign still kills or hangs on purpose (a second fault after
       // the return, not a recovery): they wait for the next delivery or reconciliation by design.
       paidBeforeReturn = [...paidAt.keys()].filter(
@@ -329,8 +367,13 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
       );
       faultedAgain = paidAt.size - paidBeforeReturn.length;
     }
-    if (crashNow) await payThenCrash(batch);
-    else {
+    if (crashNow) heldAtCrash = await payThenCrash(batch);
+    else if (crashAndRestartNow) {
+      const held = await payThenCrash(batch);
+      await database.comeBack();
+      const back = { returnedAt: performance.now(), returnedAtClock: provider.clock.now() };
+      restart = { held, rolledBack: await unpaidAmong(held), ...back };
+    } else {
       for (const code of batch) {
         paidAt.set(code.id, provider.clock.now());
         await provider.qris.pay(code.id);
@@ -385,6 +428,20 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
     lost,
     wronglyApplied,
     ...(database.outage === "crash-mid-flight" ? { inFlightAtCrash: heldAtCrash.length, rolledBackAtCrash } : {}),
+    ...(restart === undefined
+      ? {}
+      : {
+          crashAndRestart: {
+            inFlight: restart.held.length,
+            rolledBack: restart.rolledBack,
+            recoverySeconds:
+              restart.recoveredAt === undefined ? null : seconds(restart.recoveredAt - restart.returnedAt),
+            recoveryClockMinutes:
+              restart.recoveredAtClock === undefined
+                ? null
+                : (restart.recoveredAtClock - restart.returnedAtClock) / MINUTE,
+          },
+        }),
     runSeconds: seconds(performance.now() - started),
   };
   const prefix = database.label === undefined ? "[never-lose]" : `[never-lose:${database.label}]`;
@@ -398,6 +455,12 @@ export async function runNeverLoseCampaign<Tx>(database: CampaignDatabase<Tx>): 
   if (database.outage === "crash-mid-flight") {
     expect(heldAtCrash.length).toBeGreaterThan(0);
     expect(rolledBackAtCrash).toBe(heldAtCrash.length);
+    // The same for the crash followed by an immediate restart; its deliveries applied within 60 s of the restart.
+    const restarted = figures.crashAndRestart;
+    expect(restarted?.inFlight).toBeGreaterThan(0);
+    expect(restarted?.rolledBack).toBe(restarted?.inFlight);
+    expect(restarted?.recoverySeconds).not.toBeNull();
+    expect(restarted?.recoverySeconds).toBeLessThanOrEqual(60);
   }
   expect(byReconciliation.length).toBeGreaterThanOrEqual(allDeliveriesFail.size);
   expect(slowest).toBeLessThanOrEqual(RECONCILE_EVERY_MIN);
