@@ -19,6 +19,10 @@ import { countReport } from "./vitest-report.mjs";
 
 const DEFAULT_VERSIONS = ["22.23.3", "24.21.0"];
 const PROJECTS = ["packaging", "conformance", "conformance-express4"];
+// publint and attw read the packed files and emulate module resolution: their verdict cannot depend on the Node that
+// runs them, and at 85-106 s per run on this machine they are the costliest file of the packaging suite that proves
+// nothing new on another Node. The main run keeps them.
+const EXCLUDED = ["**/tests/packaging/test/lint-packages.test.ts"];
 
 const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const cacheDir = join(root, "node_modules", ".cache", "kirimbayar-nodes");
@@ -104,6 +108,7 @@ for (const version of versions) {
       vitest,
       "run",
       ...PROJECTS.flatMap((project) => ["--project", project]),
+      ...EXCLUDED.flatMap((glob) => ["--exclude", glob]),
       "--reporter=default",
       "--reporter=json",
       `--outputFile.json=${report}`,
