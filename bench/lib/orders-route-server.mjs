@@ -4,9 +4,10 @@
 // transaction), or inbox mode, answered once the event is written to the queue: `pg-boss <url> <queue>` or
 // `bullmq <port> <queue>` (no worker runs; the memory store stays for the worker side). Prints `ready <port>` once
 // listening; stops on SIGTERM.
-import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
+
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
+import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter } from "@kirimbayar/express";
 import express from "express";
 import { Redis } from "ioredis";

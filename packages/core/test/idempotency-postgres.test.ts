@@ -6,8 +6,8 @@ import { PGlite } from "@electric-sql/pglite";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createWebhookReceiver, IdempotencyStoreUnavailableError, tokenVerifier } from "../src/webhooks.js";
 import { type PgQueryable, PostgresIdempotencyStore, postgresIdempotencySchema } from "../src/postgres.js";
+import { createWebhookReceiver, IdempotencyStoreUnavailableError, tokenVerifier } from "../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const TOKEN = "pg-token";

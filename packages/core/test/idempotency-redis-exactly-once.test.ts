@@ -5,8 +5,8 @@ import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-s
 import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWebhookReceiver, type IdempotencyStore, tokenVerifier, type WebhookReceiver } from "../src/webhooks.js";
 import { RedisIdempotencyStore } from "../src/redis.js";
+import { createWebhookReceiver, type IdempotencyStore, tokenVerifier, type WebhookReceiver } from "../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const TOKEN = "exactly-once-token";

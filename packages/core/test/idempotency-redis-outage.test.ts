@@ -4,8 +4,8 @@
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
 import { RedisIdempotencyStore } from "../src/redis.js";
+import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
 const TOKEN = "outage-token";

@@ -78,9 +78,18 @@ const stores: [string, () => IdempotencyStore][] = [
 function withSchema(store: PostgresIdempotencyStore): IdempotencyStore {
   const ready = store.ensureSchema();
   return {
-    claim: async (...args) => (await ready, store.claim(...args)),
-    complete: async (...args) => (await ready, store.complete(...args)),
-    release: async (...args) => (await ready, store.release(...args)),
+    claim: async (...args) => {
+      await ready;
+      return store.claim(...args);
+    },
+    complete: async (...args) => {
+      await ready;
+      return store.complete(...args);
+    },
+    release: async (...args) => {
+      await ready;
+      return store.release(...args);
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 // The conformance table once more through the Express adapter, with each shared idempotency store behind it:
 // Redis (a real redis-server) and Postgres (a real PostgreSQL server), plain and with transactional handlers. The
 // answers and handler calls must be those the table states for the default memory store.
-import { type IdempotencyStore, type WebhookContext } from "@kirimbayar/core/webhooks";
+
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
+import type { IdempotencyStore, WebhookContext } from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import { Redis } from "ioredis";
