@@ -1,5 +1,6 @@
 import { raceTimer } from "../../timer-delay.js";
 import { transactionalStage } from "../../webhooks/pipeline/transactional.js";
+import { type BatchingOptions, KeyedBatcher } from "../keyed-batcher.js";
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
 import { assertBindingDialect } from "../sql/dialect.js";
@@ -10,6 +11,14 @@ import {
   type IdempotencyTransaction,
   type TransactionalIdempotencyStore,
 } from "../types.js";
+import {
+  claimBatchWith,
+  completeBatchWith,
+  type MysqlBatchCall,
+  type MysqlBatchClaim,
+  type MysqlBatchStatements,
+  mysqlBatchStatements,
+} from "./batch.js";
 import {
   claimInTransactionNoWaitWith,
   claimInTransactionWith,
@@ -95,6 +104,16 @@ export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
    *   know yours passes the driver's error on, as `isMysqlLockConflict` reads it).
    */
   transactionalLocks?: "auto" | "named-lock" | "no-wait";
+  /**
+   * Gather concurrent claims (and completions) of the non-transactional mode into one multi-row statement each: a
+   * call goes out at once while fewer than `maxInFlight` (default 2) of its kind are running, else with the next
+   * batch (at most `maxSize`, default 200). A batch of new keys is one `INSERT IGNORE`, a batch of held keys one
+   * `UPDATE`; a batch with duplicates or takeovers reads its keys back once and settles those one by one. Under load
+   * this serves many deliveries per round trip and per durable commit; a lone delivery waits for nothing. A batch
+   * still out after `timeoutMs` (default 5,000) fails its calls (claims it took late are given back). `false`: one
+   * statement per call.
+   */
+  batching?: BatchingOptions | false;
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000;
@@ -163,6 +182,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   /** Whether the server is MariaDB, read once (ensureSchema or the first transactional delivery). */
   #mariadb: Promise<boolean> | undefined;
   readonly #run = (statement: MysqlStatement) => this.#statement(statement);
+  readonly #batch: MysqlBatchStatements;
+  /** Batched claims and completions; `undefined` with `batching: false`. */
+  readonly #claims: KeyedBatcher<MysqlBatchCall, MysqlBatchClaim> | undefined;
+  readonly #completions: KeyedBatcher<MysqlBatchCall, true> | undefined;
   // One connection serves one statement or transaction at a time.
   #turn: Promise<unknown> = Promise.resolve();
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
@@ -195,6 +218,22 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
     this.#statements = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
+    this.#batch = mysqlBatchStatements(table);
+    if (options.batching !== false) {
+      // A claim batch that answered after its time limit failed the claims (answered 503): give the keys it took back
+      // at once, or the provider's retries would be answered 409 until the lease ends.
+      this.#claims = new KeyedBatcher(
+        (calls) => claimBatchWith(this.#run, this.#batch, this.#statements, calls),
+        options.batching,
+        (call, row) => {
+          if (row.state === "claimed") this.release(call.key, call.owner, call.ms).catch(() => {});
+        },
+      );
+      this.#completions = new KeyedBatcher(
+        (calls) => completeBatchWith(this.#run, this.#batch, this.#statements, calls),
+        options.batching,
+      );
+    }
     this.#statementTimeoutMs = timeout;
     this.#locks = options.transactionalLocks ?? "auto";
     if (!["auto", "named-lock", "no-wait"].includes(this.#locks)) {
@@ -219,12 +258,17 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     return (await this.#statement(this.#statements.sweep(limit))).affectedRows ?? 0;
   }
 
-  claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    return claimWith(this.#run, this.#statements, key, owner, leaseMs);
+  async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
+    if (this.#claims === undefined) return claimWith(this.#run, this.#statements, key, owner, leaseMs);
+    const answer = await this.#claims.submit({ key, owner, ms: leaseMs }).catch(batchFailed);
+    if (answer === undefined) throw unavailable("claim", new Error("the batch answered nothing for the key"));
+    if (answer.state !== "claimed") return { state: answer.state };
+    return answer.attempt === undefined ? { state: "claimed" } : { state: "claimed", attempt: answer.attempt };
   }
 
-  complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return completeWith(this.#run, this.#statements, key, owner, retentionMs);
+  async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
+    if (this.#completions === undefined) return completeWith(this.#run, this.#statements, key, owner, retentionMs);
+    return (await this.#completions.submit({ key, owner, ms: retentionMs }).catch(batchFailed)) === true;
   }
 
   release(key: string, owner: string, retentionMs: number): Promise<boolean> {
@@ -565,6 +609,11 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
     }
     if (commit && !unlocked) throw unavailable("COMMIT", new Error("the event's lock could not be freed"));
   }
+}
+
+// A batch fails with the database's error (already wrapped) or the batcher's own time limit.
+function batchFailed(error: unknown): never {
+  throw unavailable("batched statement", error);
 }
 
 function unavailable(operation: string, error: unknown): IdempotencyStoreUnavailableError {
