@@ -4,7 +4,7 @@ import { metrics, trace } from "@opentelemetry/api";
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { beforeEach, describe, expect, it } from "vitest";
-import { processInboxMessage } from "../src/index.js";
+import { inboxStage, processInboxMessage } from "../src/index.js";
 import { createReconciler } from "../src/reconcile/reconciler.js";
 import { webhookTelemetry } from "../src/telemetry.js";
 import { createWebhookReceiver, tokenVerifier, type WebhookTelemetry } from "../src/webhooks.js";
@@ -92,7 +92,7 @@ describe("receiver telemetry", () => {
     const qris = createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
-      inbox: { enqueue: () => "queued" },
+      inbox: { inboxStage, enqueue: () => "queued" },
       telemetry,
       logger: quiet,
     }).on("payment.success", () => {});

@@ -3,7 +3,7 @@
 // `processInboxMessage`, with the same handlers and idempotency store.
 import { gzipSync } from "node:zlib";
 import { describe, expect, it, vi } from "vitest";
-import { processInboxMessage } from "../src/index.js";
+import { inboxStage, processInboxMessage } from "../src/index.js";
 import {
   createWebhookReceiver,
   type InboxMessage,
@@ -23,6 +23,7 @@ const deliver = (body: unknown, token = TOKEN) =>
 function memoryInbox() {
   const messages = new Map<string, InboxMessage>();
   const inbox: WebhookInbox = {
+    inboxStage,
     enqueue(message) {
       if (messages.has(message.key)) return "duplicate";
       messages.set(message.key, message);
@@ -32,8 +33,9 @@ function memoryInbox() {
   return { inbox, messages };
 }
 
+// Fakes give only `enqueue`; the stage every inbox carries is added here.
 function qrisReceiver(
-  inbox: WebhookInbox,
+  inbox: Omit<WebhookInbox, "inboxStage">,
   extra: { operationTimeoutMs?: number; store?: MemoryIdempotencyStore } = {},
 ) {
   const errors: { error: unknown; stage: string; status: number }[] = [];
@@ -41,7 +43,7 @@ function qrisReceiver(
   const receiver = createWebhookReceiver({
     source: "qris",
     verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
-    inbox,
+    inbox: { ...inbox, inboxStage },
     idempotency: {
       ...(extra.store ? { store: extra.store } : {}),
       operationTimeoutMs: extra.operationTimeoutMs ?? 5_000,
@@ -167,6 +169,13 @@ describe("inbox mode: the request writes the event and answers", () => {
     expect(() =>
       createWebhookReceiver({ source: "qris", insecureNoVerification: true, logger: quiet, inbox: {} as WebhookInbox }),
     ).toThrow(/inbox must have an enqueue/);
+  });
+
+  it("refuses an inbox without its inboxStage when built, naming where to get it", () => {
+    const inbox = { enqueue: () => "queued" } as unknown as WebhookInbox;
+    expect(() => createWebhookReceiver({ source: "qris", insecureNoVerification: true, logger: quiet, inbox })).toThrow(
+      /inbox has no inboxStage \(set it to inboxStage of "@kirimbayar\/core"/,
+    );
   });
 });
 

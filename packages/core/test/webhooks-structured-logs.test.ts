@@ -3,6 +3,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
+import { inboxStage } from "../src/index.js";
 import { createReconciler } from "../src/reconcile/reconciler.js";
 import { callbackKeyVerifier, createWebhookReceiver, type IdempotencyStore, tokenVerifier } from "../src/webhooks.js";
 import { hmacHex, paymentCallback, qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
@@ -55,7 +56,10 @@ describe("a pino logger, passed as it is", () => {
     const inboxDown = createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: SENTINEL_TOKEN, in: "query" })],
-      inbox: { enqueue: () => Promise.reject(new Error(`queue refused ${SENTINEL_TOKEN.length} bytes`)) },
+      inbox: {
+        inboxStage,
+        enqueue: () => Promise.reject(new Error(`queue refused ${SENTINEL_TOKEN.length} bytes`)),
+      },
       logger,
     });
     expect((await inboxDown.handle(withToken(SENTINEL_TOKEN, qrisSuccess()))).status).toBe(503);

@@ -1,5 +1,6 @@
 // The worker's telemetry through the real OpenTelemetry SDK, on an in-memory inbox (the engines' own tests cover
 // the queues): a span and a counted verdict per try, dead letters, and the queue gauges.
+import { inboxStage } from "@kirimbayar/core";
 import { createWebhookReceiver, type InboxMessage } from "@kirimbayar/core/webhooks";
 import { AggregationTemporality, MeterProvider, MetricReader, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -22,6 +23,7 @@ function memoryInbox(messages: InboxMessage[]): InboxQueue & { dead: InboxMessag
     engine: "memory",
     name: "test-inbox",
     dead,
+    inboxStage,
     enqueue: async () => "queued",
     async consume(decide: (delivery: InboxDelivery) => Promise<InboxVerdict>) {
       for (const message of messages) {

@@ -4,6 +4,7 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { inboxStage } from "@kirimbayar/core";
 import { tokenVerifier, WebhookConfigurationError, type WebhookContext } from "@kirimbayar/core/webhooks";
 import type { InboxQueue } from "@kirimbayar/inbox";
 import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
@@ -255,7 +256,7 @@ describe("KirimbayarModule inbox worker", () => {
 
 describe("KirimbayarModule inbox boot checks", () => {
   // Structural stand-ins: these apps never reach a queue.
-  const fakeQueue = (): InboxQueue => ({ enqueue: async () => "queued" }) as unknown as InboxQueue;
+  const fakeQueue = (): InboxQueue => ({ inboxStage, enqueue: async () => "queued" }) as unknown as InboxQueue;
 
   async function bootError(options: KirimbayarModuleOptions): Promise<Error> {
     const outcome = await boot([KirimbayarModule.forRoot(options)]).then(

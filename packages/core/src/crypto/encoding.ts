@@ -4,7 +4,8 @@ const HEX_DIGITS = "0123456789abcdef";
 const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 // Maps a char code to its 6-bit value; both the standard and the URL-safe alphabet decode. -1 = not base64.
-const BASE64_VALUES = (() => {
+// The tables are marked pure so that a bundle without the decoders (a token-verified endpoint) drops them.
+const BASE64_VALUES = /* @__PURE__ */ (() => {
   const table = new Int8Array(128).fill(-1);
   for (let i = 0; i < BASE64_ALPHABET.length; i++) table[BASE64_ALPHABET.charCodeAt(i)] = i;
   table["-".charCodeAt(0)] = 62;
@@ -40,7 +41,7 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 // Maps a char code to its hex digit value; -1 = not a hex digit.
-const HEX_VALUES = (() => {
+const HEX_VALUES = /* @__PURE__ */ (() => {
   const table = new Int8Array(128).fill(-1);
   for (let i = 0; i < 16; i++) {
     table[HEX_DIGITS.charCodeAt(i)] = i;

@@ -28,6 +28,19 @@ export interface WebhookInbox {
    * Throw or reject when the queue cannot take it: the delivery is answered 503 and the provider retries.
    */
   enqueue(message: InboxMessage): InboxEnqueueResult | PromiseLike<InboxEnqueueResult>;
+  /**
+   * The receiver's enqueue stage, brought by the inbox so that an app without an inbox never bundles it. The
+   * engines of `@kirimbayar/inbox` set it; an inbox of your own sets it to `inboxStage` of `@kirimbayar/core`.
+   */
+  readonly inboxStage: InboxStage;
+}
+
+/**
+ * The receiver's stage that writes a verified event to the inbox (under the store's operation time limit) and
+ * answers the delivery, opaque to the inbox that carries it ({@link WebhookInbox.inboxStage}).
+ */
+export interface InboxStage {
+  readonly kind: "kirimbayar.inbox-stage";
 }
 
 /** The inbox queue could not take an event (unreachable, too slow, or it refused): the delivery gets 503. */

@@ -17,6 +17,7 @@ export { WebhookConfigurationError, WebhookProcessingError } from "./errors.js";
 export {
   type InboxEnqueueResult,
   type InboxMessage,
+  type InboxStage,
   InboxUnavailableError,
   type WebhookInbox,
 } from "./inbox.js";

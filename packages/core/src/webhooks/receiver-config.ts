@@ -9,8 +9,9 @@ import { timerDelay } from "../timer-delay.js";
 import { WebhookConfigurationError } from "./errors.js";
 import type { WebhookInbox } from "./inbox.js";
 import { type WebhookLogger, webhookLoggerOf } from "./logger.js";
+import type { RunnableInboxStage } from "./pipeline/enqueue.js";
 import type { IdempotencySettings } from "./pipeline/idempotency-settings.js";
-import type { KeyCheck } from "./pipeline/parse.js";
+import { allowDuplicateKeys, type KeyCheck, rejectDuplicateKeys } from "./pipeline/parse.js";
 import type { RunnableTransactionalStage } from "./pipeline/transactional.js";
 import type { TransportRules } from "./pipeline/transport.js";
 import type { WebhookReceiverOptions } from "./receiver-types.js";
@@ -44,6 +45,8 @@ export interface ReceiverConfig {
   /** The transactional stage, taken from the store, with `idempotency.transactional`. */
   readonly transactional: RunnableTransactionalStage | undefined;
   readonly inbox: WebhookInbox | undefined;
+  /** The enqueue stage, taken from the inbox, with `inbox`. */
+  readonly inboxStage: RunnableInboxStage | undefined;
   readonly telemetry: WebhookSourceTelemetry | undefined;
   readonly customKey: ((event: unknown) => string | undefined) | undefined;
 }
@@ -77,9 +80,7 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
   const settings = idempotencySettings(idempotency);
   const transactional = idempotency.transactional === true ? transactionalStageOf(settings.store) : undefined;
   const inbox = options.inbox;
-  if (inbox !== undefined && typeof (inbox as Partial<WebhookInbox>)?.enqueue !== "function") {
-    throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
-  }
+  const inboxStage = inbox === undefined ? undefined : inboxStageOf(inbox);
   if (options.telemetry !== undefined && typeof options.telemetry?.forSource !== "function") {
     throw new WebhookConfigurationError(
       "createWebhookReceiver: telemetry must be made by webhookTelemetry({ tracer, meter }) of " +
@@ -100,12 +101,13 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
       maxBodyBytes,
       allowMissingContentType: options.allowMissingContentType ?? true,
     },
-    webhookKeyCheck: options.rejectDuplicateKeys === false ? "allow-duplicates" : "reject-duplicates",
+    webhookKeyCheck: options.rejectDuplicateKeys === false ? allowDuplicateKeys : rejectDuplicateKeys,
     crypto: options.crypto ?? defaultCryptoProvider,
     clock: options.clock ?? Date.now,
     settings,
     transactional,
     inbox,
+    inboxStage,
     telemetry: options.telemetry?.forSource(source),
     customKey: idempotency.key as ((event: unknown) => string | undefined) | undefined,
   };
@@ -151,6 +153,22 @@ function transactionalStageOf(store: IdempotencyStore): RunnableTransactionalSta
     );
   }
   return stage as RunnableTransactionalStage;
+}
+
+// As the transactional stage comes with the store, the enqueue stage comes with the inbox.
+function inboxStageOf(inbox: WebhookInbox): RunnableInboxStage {
+  const candidate = inbox as Partial<WebhookInbox> | null;
+  if (typeof candidate?.enqueue !== "function") {
+    throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
+  }
+  const stage = candidate.inboxStage as Partial<RunnableInboxStage> | undefined;
+  if (typeof stage?.run !== "function") {
+    throw new WebhookConfigurationError(
+      'createWebhookReceiver: inbox has no inboxStage (set it to inboxStage of "@kirimbayar/core"; the engines of ' +
+        '"@kirimbayar/inbox" set it)',
+    );
+  }
+  return stage as RunnableInboxStage;
 }
 
 const consoleLogger: WebhookLogger = {

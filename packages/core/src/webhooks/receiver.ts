@@ -5,7 +5,6 @@ import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
-import { inboxDelivery } from "./pipeline/enqueue.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
 import { checkTransport, EncodedBody, MissingRawBody } from "./pipeline/transport.js";
@@ -61,7 +60,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const registry = new HandlerRegistry();
   const reports = new FailureReports(source, logger);
   const deliver = directDelivery(config, reports);
-  const enqueue = config.inbox === undefined ? undefined : inboxDelivery(config.inbox, config, reports);
+  const enqueue = config.inbox === undefined ? undefined : config.inboxStage?.run(config.inbox, config, reports);
 
   // The stages are plain functions that answer a response, and go asynchronous only when a verifier, the store or
   // a handler returns a thenable. With the memory store and synchronous verifiers a delivery therefore allocates

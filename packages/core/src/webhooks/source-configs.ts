@@ -34,7 +34,8 @@ export interface WebhookReceivers {
 }
 
 /** Every webhook source, in the order adapters mount them. */
-export const WEBHOOK_SOURCES: readonly WebhookSource[] = Object.freeze(["qris", "payment", "orders"]);
+// Marked pure: a bundle that does not use the list (a one-source endpoint) drops it.
+export const WEBHOOK_SOURCES: readonly WebhookSource[] = /* @__PURE__ */ Object.freeze(["qris", "payment", "orders"]);
 
 /**
  * Where an adapter mounts each source, relative to the adapter's own mount point. Unset sources use

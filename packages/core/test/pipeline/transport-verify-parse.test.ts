@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { RequestBody } from "../../src/webhooks/body.js";
-import { type KeyCheck, parseEvent } from "../../src/webhooks/pipeline/parse.js";
+import { findPrototypeKeyIn } from "../../src/webhooks/json.js";
+import {
+  allowDuplicateKeys,
+  type KeyCheck,
+  parseEvent,
+  rejectDuplicateKeys,
+} from "../../src/webhooks/pipeline/parse.js";
 import { checkTransport, MissingRawBody, type TransportRules } from "../../src/webhooks/pipeline/transport.js";
 import { firstFailure } from "../../src/webhooks/pipeline/verify.js";
 import { SOURCES } from "../../src/webhooks/sources.js";
@@ -81,7 +87,7 @@ describe("verify stage", () => {
 
 describe("parse stage", () => {
   const parse = (text: string | Uint8Array) =>
-    parseEvent(new RequestBody(text), "qris", SOURCES.qris, "reject-duplicates");
+    parseEvent(new RequestBody(text), "qris", SOURCES.qris, rejectDuplicateKeys);
 
   it("returns the typed event of a valid body", () => {
     const result = parse(JSON.stringify(qrisSuccess()));
@@ -109,17 +115,17 @@ describe("parse stage", () => {
     };
     const success = qrisSuccess();
     const repeated = JSON.stringify(success).replace('"event":', '"event":"payment.expired","event":');
-    expect(check(repeated, "reject-duplicates")).toMatch(/duplicate/i);
-    expect(check(repeated, "allow-duplicates")).toBe("ok");
+    expect(check(repeated, rejectDuplicateKeys)).toMatch(/duplicate/i);
+    expect(check(repeated, allowDuplicateKeys)).toBe("ok");
     // The text applyEvent parses comes from JSON.stringify, so an own `__proto__` key (say, from a provider's JSON
     // that JSON.parse read) is still in it and still refused.
     const hostile = JSON.parse(`{"__proto__":{"polluted":true},"event":"payment.success"}`) as Record<string, unknown>;
     const serialized = JSON.stringify({ ...success, data: { ...success.data, nested: hostile } });
     expect(serialized).toContain('"__proto__"');
-    for (const keyCheck of ["reject-duplicates", "allow-duplicates", "serialized"] as const) {
+    for (const keyCheck of [rejectDuplicateKeys, allowDuplicateKeys, findPrototypeKeyIn]) {
       expect(check(serialized, keyCheck)).toMatch(/__proto__/);
       expect(check(JSON.stringify(success), keyCheck)).toBe("ok");
     }
-    expect(check('{"constructor":{},"event":"payment.success"}', "serialized")).toMatch(/constructor/);
+    expect(check('{"constructor":{},"event":"payment.success"}', findPrototypeKeyIn)).toMatch(/constructor/);
   });
 });

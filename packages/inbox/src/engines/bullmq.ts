@@ -1,3 +1,4 @@
+import { inboxStage } from "@kirimbayar/core";
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { ConsumeOptions, DeadLetter, InboxAttempt, InboxConsumer, InboxQueue, InboxStats } from "../types.js";
@@ -84,6 +85,7 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
   const inbox: InboxQueue = {
     engine: "bullmq",
     name,
+    inboxStage,
 
     async enqueue(message) {
       // With an existing id BullMQ keeps the first job; both answers are 200, so "queued" serves for both.

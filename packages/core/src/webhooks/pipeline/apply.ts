@@ -3,11 +3,12 @@ import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import { WebhookProcessingError } from "../errors.js";
 import type { InboxMessage } from "../inbox.js";
+import { findPrototypeKeyIn } from "../json.js";
 import { internalsOf, type ReceiverInternals } from "../receiver-internals.js";
 import type { AnyWebhookReceiver, AppliedEvent } from "../receiver-types.js";
 import type { OrderStatusWebhook } from "../schemas.js";
 import { DUPLICATE_MESSAGE } from "./answers.js";
-import { type KeyCheck, parseEvent } from "./parse.js";
+import { allowDuplicateKeys, type KeyCheck, parseEvent } from "./parse.js";
 
 /**
  * Runs an event learned elsewhere (the reconciler asked the provider's status endpoint) through `receiver`'s schema,
@@ -28,7 +29,13 @@ export async function applyEvent(receiver: AnyWebhookReceiver, payload: unknown)
   } catch (error) {
     return { outcome: "invalid", error };
   }
-  return applyBody(internals, new RequestBody(text ?? ""), "serialized", "reconciliation", internals.config.clock());
+  return applyBody(
+    internals,
+    new RequestBody(text ?? ""),
+    findPrototypeKeyIn,
+    "reconciliation",
+    internals.config.clock(),
+  );
 }
 
 /**
@@ -52,7 +59,7 @@ export async function processInboxMessage(receiver: AnyWebhookReceiver, message:
   }
   const receivedAt = Number.isFinite(message.receivedAt) ? message.receivedAt : internals.config.clock();
   // A queued body is text from outside the process: checked like a webhook's, repeated keys allowed as before.
-  return applyBody(internals, new RequestBody(message.body), "allow-duplicates", "inbox", receivedAt, message.key);
+  return applyBody(internals, new RequestBody(message.body), allowDuplicateKeys, "inbox", receivedAt, message.key);
 }
 
 // Parse → claim → run → complete for an event that did not come through `handle()`: no transport checks and no

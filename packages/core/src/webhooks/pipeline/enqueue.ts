@@ -1,6 +1,12 @@
 import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
-import { type InboxEnqueueResult, type InboxMessage, InboxUnavailableError, type WebhookInbox } from "../inbox.js";
+import {
+  type InboxEnqueueResult,
+  type InboxMessage,
+  type InboxStage,
+  InboxUnavailableError,
+  type WebhookInbox,
+} from "../inbox.js";
 import type { ReceiverConfig } from "../receiver-config.js";
 import { fixedWebhookResponse, webhookResponse } from "../response.js";
 import type { Outcome } from "./direct.js";
@@ -10,6 +16,20 @@ import type { MaybeAsync } from "./thenable.js";
 
 const queued = fixedWebhookResponse(200, "Webhook queued");
 const duplicateOfQueued = fixedWebhookResponse(200, "Duplicate of an event already queued");
+
+/** The stage as the receiver runs it (the inbox only carries it). */
+export interface RunnableInboxStage extends InboxStage {
+  readonly run: typeof inboxDelivery;
+}
+
+/**
+ * The enqueue stage, for a {@link WebhookInbox} to carry as its `inboxStage`: the receiver loads it from the inbox,
+ * so that apps without an inbox never bundle it.
+ *
+ * @example
+ * const inbox: WebhookInbox = { inboxStage, enqueue: (message) => queue.addUnique(message.key, message) };
+ */
+export const inboxStage: InboxStage = { kind: "kirimbayar.inbox-stage", run: inboxDelivery } as RunnableInboxStage;
 
 /**
  * Inbox mode (`createWebhookReceiver({ inbox })`): a verified, parsed webhook is written to `inbox` under its key and

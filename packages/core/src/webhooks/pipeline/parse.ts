@@ -1,6 +1,6 @@
 import type { RequestBody } from "../body.js";
 import type { WebhookHttpResponse } from "../contract.js";
-import { findKeyProblemIn, findPrototypeKeyIn } from "../json.js";
+import { findKeyProblemIn } from "../json.js";
 import { webhookResponse } from "../response.js";
 import type { SourceDefinition } from "../sources.js";
 import type { WebhookSource } from "../verifiers/types.js";
@@ -11,13 +11,18 @@ export type ParseResult =
   | { readonly ok: false; readonly response: WebhookHttpResponse };
 
 /**
- * Which keys the parse stage refuses besides prototype keys (`__proto__`, `constructor`, `prototype`), always refused:
- * - `"reject-duplicates"`: a key repeated in one object too (a webhook, unless `rejectDuplicateKeys: false`);
- * - `"allow-duplicates"`: no more (`rejectDuplicateKeys: false`, and queued inbox bodies);
- * - `"serialized"`: no more, for text `JSON.stringify` wrote (`applyEvent`), which cannot repeat a key, so the
+ * Which keys the parse stage refuses besides prototype keys (`__proto__`, `constructor`, `prototype`), always
+ * refused: the reason to refuse the parsed `value` of `text`, or `undefined`. A function rather than a name, so that
+ * a bundle holds only the checks it uses:
+ * - {@link rejectDuplicateKeys}: a key repeated in one object too (a webhook, unless `rejectDuplicateKeys: false`);
+ * - {@link allowDuplicateKeys}: no more (`rejectDuplicateKeys: false`, and queued inbox bodies);
+ * - `findPrototypeKeyIn`: no more, for text `JSON.stringify` wrote (`applyEvent`), which cannot repeat a key, so the
  *   text is not scanned for repeats.
  */
-export type KeyCheck = "reject-duplicates" | "allow-duplicates" | "serialized";
+export type KeyCheck = (value: unknown, text: string) => string | undefined;
+
+export const rejectDuplicateKeys: KeyCheck = (value, text) => findKeyProblemIn(value, text, true);
+export const allowDuplicateKeys: KeyCheck = (value, text) => findKeyProblemIn(value, text, false);
 
 /**
  * The parse stage, run only once the request verifiers passed: strict UTF-8, JSON, no prototype keys and no
@@ -37,10 +42,7 @@ export function parseEvent(
   } catch {
     return refuse(`Invalid body: ${/\S/.test(text) ? "body is not valid JSON" : "the body is empty"}`);
   }
-  const keyProblem =
-    keyCheck === "serialized"
-      ? findPrototypeKeyIn(json, text)
-      : findKeyProblemIn(json, text, keyCheck === "reject-duplicates");
+  const keyProblem = keyCheck(json, text);
   if (keyProblem !== undefined) return refuse(`Invalid body: ${keyProblem}`);
   const parsed = definition.schemaFor(json).safeParse(json);
   if (!parsed.success) return refuse(`Invalid ${source} webhook body: ${describeIssues(parsed.error.issues)}`);

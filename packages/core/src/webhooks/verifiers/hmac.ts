@@ -1,4 +1,4 @@
-import { fromBase64, fromHex } from "../../crypto/encoding.js";
+import { fromBase64, fromHex, utf8Bytes } from "../../crypto/encoding.js";
 import { type HmacAlgorithm, timingSafeEqual } from "../../crypto/types.js";
 import { WebhookConfigurationError } from "../errors.js";
 import { type SecretEncoding, type SecretList, secretBytes } from "./secrets.js";
@@ -49,7 +49,9 @@ export function signatureVerifier(verifierName: string, options: HmacVerifierOpt
   if (typeof options.header !== "string" || options.header.trim() === "") {
     throw new WebhookConfigurationError(`${verifierName}: header must name the signature header`);
   }
-  const keys = secretBytes(verifierName, options.secrets, options.secretEncoding);
+  const secretEncoding = options.secretEncoding ?? "utf8";
+  const decodeSecret = secretEncoding === "utf8" ? utf8Bytes : secretEncoding === "hex" ? fromHex : fromBase64;
+  const keys = secretBytes(verifierName, options.secrets, secretEncoding, decodeSecret);
   const encodings = normaliseEncodings(verifierName, options.encoding ?? "hex");
   const header = options.header;
   const lowerHeader = header.toLowerCase();

@@ -1,4 +1,4 @@
-import { fromBase64, fromHex, utf8Bytes } from "../../crypto/encoding.js";
+import { utf8Bytes } from "../../crypto/encoding.js";
 import { WebhookConfigurationError } from "../errors.js";
 
 /** A secret or a list of secrets; a list lets you rotate (every listed secret is accepted). */
@@ -10,8 +10,15 @@ export type SecretEncoding = "utf8" | "hex" | "base64";
 /**
  * Validates the secrets of a verifier at construction, naming the mistake (empty list, empty secret, whitespace
  * such as a trailing newline from an env file) without ever printing the secret, and returns their bytes.
+ * `decode` turns a secret of `encoding` into bytes (`undefined` when invalid); it is passed in rather than chosen
+ * here so that a verifier of UTF-8 secrets (the token verifier) does not bundle the hex and base64 decoders.
  */
-export function secretBytes(verifier: string, secrets: SecretList, encoding: SecretEncoding = "utf8"): Uint8Array[] {
+export function secretBytes(
+  verifier: string,
+  secrets: SecretList,
+  encoding: SecretEncoding = "utf8",
+  decode: (secret: string) => Uint8Array | undefined = utf8Bytes,
+): Uint8Array[] {
   const list = typeof secrets === "string" ? [secrets] : secrets;
   if (!Array.isArray(list) || list.length === 0) {
     throw new WebhookConfigurationError(`${verifier}: secrets must be a non-empty string or list of strings`);
@@ -26,7 +33,7 @@ export function secretBytes(verifier: string, secrets: SecretList, encoding: Sec
         `${verifier}: ${which} contains whitespace (often a trailing newline or space from an env file); trim it`,
       );
     }
-    const bytes = encoding === "utf8" ? utf8Bytes(secret) : encoding === "hex" ? fromHex(secret) : fromBase64(secret);
+    const bytes = decode(secret);
     if (bytes === undefined || bytes.length === 0) {
       throw new WebhookConfigurationError(`${verifier}: ${which} is not valid ${encoding}`);
     }

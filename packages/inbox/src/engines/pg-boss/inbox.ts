@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { KeyedBatcher } from "@kirimbayar/core";
+import { inboxStage, KeyedBatcher } from "@kirimbayar/core";
 import { type InboxMessage, webhookLoggerOf } from "@kirimbayar/core/webhooks";
 import type { ConsumeOptions, DeadLetter, InboxConsumer, InboxStats } from "../../types.js";
 import { uuidOfKey } from "../job-ids.js";
@@ -124,6 +124,7 @@ export async function createPgBossInbox<Tx = never>(options: PgBossInboxOptions<
   const inbox: PgBossInbox<Tx> = {
     engine: "pg-boss",
     name,
+    inboxStage,
 
     async enqueue(message) {
       if (inserts !== undefined) {
