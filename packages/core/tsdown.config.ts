@@ -9,6 +9,7 @@ export default defineConfig(
       index: "src/index.ts",
       webhooks: "src/webhooks.ts",
       "webhooks-transport": "src/webhooks-transport.ts",
+      "webhooks-ip-allowlist": "src/webhooks-ip-allowlist.ts",
       postgres: "src/postgres.ts",
       redis: "src/redis.ts",
       mysql: "src/mysql.ts",

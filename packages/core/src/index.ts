@@ -16,3 +16,4 @@ export { applyEvent, processInboxMessage } from "./webhooks/pipeline/apply.js";
 export { inboxStage } from "./webhooks/pipeline/enqueue.js";
 export { transactionalStage } from "./webhooks/pipeline/transactional.js";
 export * from "./webhooks.js";
+export * from "./webhooks-ip-allowlist.js";

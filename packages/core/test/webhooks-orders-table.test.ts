@@ -2,7 +2,8 @@
 // the registered URL, plus a source-IP allowlist behind one trusted proxy.
 import { expect } from "vitest";
 import type { WebhookHttpRequest } from "../src/webhooks/contract.js";
-import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "../src/webhooks.js";
+import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
+import { ipAllowlist } from "../src/webhooks-ip-allowlist.js";
 import { orderStatus } from "./support/webhook-requests.js";
 import { describeWebhookTable, silentLogger, type WebhookTableRow } from "./support/webhook-table.js";
 

@@ -3,13 +3,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { WebhookHttpRequest } from "../src/webhooks/contract.js";
-import {
-  callbackKeyVerifier,
-  createWebhookReceiver,
-  ipAllowlist,
-  tokenVerifier,
-  type WebhookSource,
-} from "../src/webhooks.js";
+import { callbackKeyVerifier, createWebhookReceiver, tokenVerifier, type WebhookSource } from "../src/webhooks.js";
+import { ipAllowlist } from "../src/webhooks-ip-allowlist.js";
 import { hmacHex, orderStatus, paymentCallback, qrisSuccess } from "./support/webhook-requests.js";
 
 const TOKEN = "prop-token-Qm7x2Lr9Vw4k";

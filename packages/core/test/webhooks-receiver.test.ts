@@ -7,7 +7,6 @@ import {
   type EventVerifier,
   hmacVerifier,
   type IdempotencyStore,
-  ipAllowlist,
   MemoryIdempotencyStore,
   type QrisPaymentSuccessEvent,
   type RequestVerifier,
@@ -20,6 +19,7 @@ import {
   WebhookProcessingError,
   type WebhookReceiver,
 } from "../src/webhooks.js";
+import { ipAllowlist } from "../src/webhooks-ip-allowlist.js";
 import {
   bodyOf,
   hmacBase64,

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
-import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { ipAllowlist } from "@kirimbayar/core/webhooks/ip-allowlist";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it, vi } from "vitest";

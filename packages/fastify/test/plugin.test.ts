@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
-import { createWebhookReceiver, ipAllowlist, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { ipAllowlist } from "@kirimbayar/core/webhooks/ip-allowlist";
 import { createFixtures, toWebhookRequest } from "@kirimbayar/testing";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import fastifyPlugin from "fastify-plugin";

@@ -5,10 +5,10 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import {
   callbackKeyVerifier,
   createWebhookReceiver,
-  ipAllowlist,
   tokenVerifier,
   WebhookConfigurationError,
 } from "@kirimbayar/core/webhooks";
+import { ipAllowlist } from "@kirimbayar/core/webhooks/ip-allowlist";
 import { type Context, Hono } from "hono";
 import { describe, expect, it, vi } from "vitest";
 import { createWebhookApp } from "../src/index.js";

@@ -1,6 +1,5 @@
 export { type CallbackKeyVerifierOptions, callbackKeyVerifier } from "./callback-key.js";
 export { type HmacVerifierOptions, hmacVerifier, type SignatureEncoding } from "./hmac.js";
-export { type IpAllowlistOptions, ipAllowlist } from "./ip-allowlist.js";
 export type { SecretEncoding, SecretList } from "./secrets.js";
 export { type TimestampWindowOptions, timestampWindow } from "./timestamp-window.js";
 export { type TokenVerifierOptions, tokenVerifier } from "./token.js";
