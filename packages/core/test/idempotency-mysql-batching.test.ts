@@ -6,7 +6,12 @@ import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mar
 import mysql from "mysql2/promise";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MysqlIdempotencyStore, type MysqlPoolConnectionLike, type MysqlPoolLike } from "../src/mysql.js";
-import { createWebhookReceiver, type IdempotencyStore, tokenVerifier } from "../src/webhooks.js";
+import {
+  createWebhookReceiver,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+  tokenVerifier,
+} from "../src/webhooks.js";
 import { storeContract } from "./support/store-contract.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
@@ -167,6 +172,50 @@ describe("MysqlIdempotencyStore batching", () => {
       expect(rows).toHaveLength(300);
     },
   );
+
+  it("gives back the keys a failing batch inserted, so the provider's retry is not answered 409 until the lease ends", async () => {
+    const table = `b${tables++}`;
+    // The batch's read-back fails (the server went away after the insert): only that statement, the rest is real.
+    const lost = () => Promise.reject(Object.assign(new Error("Connection lost"), { fatal: true }));
+    const failing: MysqlPoolLike = {
+      query: (sql, values) => pool.query(sql, values as never) as never,
+      execute: (sql, values) =>
+        sql.startsWith("SELECT `key`") ? lost() : (pool.execute(sql, values as never) as never),
+      getConnection: async () => {
+        const lent = await pool.getConnection();
+        return {
+          query: (sql: string, values?: unknown) => lent.query(sql, values as never) as never,
+          execute: (sql: string, values?: unknown) =>
+            sql.startsWith("SELECT `key`") ? lost() : (lent.execute(sql, values as never) as never),
+          release: () => lent.release(),
+          destroy: () => lent.destroy(),
+        };
+      },
+    };
+    const { store } = await freshStore({ pool: failing, table });
+    await store.claim("dup", "earlier", 60_000);
+    const keys = Array.from({ length: 10 }, (_, i) => `n${i}`);
+    // The first two go out alone (maxInFlight 2); the rest, with the held "dup", form one batch that must read back.
+    const outcomes = await Promise.allSettled([...keys, "dup"].map((key) => store.claim(key, `first-${key}`, 60_000)));
+    const failed = outcomes.flatMap((outcome, i) => (outcome.status === "rejected" ? [[...keys, "dup"][i]] : []));
+    expect(failed).toEqual(["n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9", "dup"]);
+    for (const outcome of outcomes) {
+      if (outcome.status === "rejected") expect(outcome.reason).toBeInstanceOf(IdempotencyStoreUnavailableError);
+    }
+    // The retries (another owner each) get the keys at once, counted as the second attempt; "dup" stays held.
+    const { store: healthy } = await freshStore({ table, batching: false });
+    let retried: unknown[] = [];
+    for (let tries = 0; tries < 50; tries++) {
+      retried = await Promise.all(["n2", "n9", "dup"].map((key) => healthy.claim(key, `retry-${key}`, 60_000)));
+      if ((retried[0] as { state: string }).state === "claimed") break;
+      await sleep(20);
+    }
+    expect(retried).toEqual([
+      { state: "claimed", attempt: 2 },
+      { state: "claimed", attempt: 2 },
+      { state: "in_progress" },
+    ]);
+  });
 
   it("settles a batch of mixed records as the single statements do: new, duplicate, released, expired lease", async () => {
     const { store, table } = await freshStore();

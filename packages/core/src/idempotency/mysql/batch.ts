@@ -158,6 +158,25 @@ export async function claimBatchWith(
     for (const { key } of sorted) answers.set(key, { key, state: "claimed", attempt: 1 });
     return answers;
   }
+  try {
+    return await settleClaims(run, batch, statements, sorted, answers);
+  } catch (error) {
+    // The insert took some keys and the batch fails (answered 503): give back what this batch's owners hold, or the
+    // provider's retries would be answered 409 until the leases end. Only a record its own owner holds is released.
+    for (const call of sorted) {
+      Promise.resolve(run(statements.release(call.key, call.owner, call.ms))).catch(() => {});
+    }
+    throw error;
+  }
+}
+
+async function settleClaims(
+  run: MysqlRun,
+  batch: MysqlBatchStatements,
+  statements: MysqlIdempotencyStatements,
+  sorted: readonly MysqlBatchCall[],
+  answers: Map<string, MysqlBatchClaim>,
+): Promise<Map<string, MysqlBatchClaim>> {
   const found = await readBack(run, batch, sorted);
   const rest: MysqlBatchCall[] = [];
   for (const call of sorted) {
@@ -174,9 +193,12 @@ export async function claimBatchWith(
       rest.push(call);
     }
   }
-  for (const call of rest) {
-    answers.set(call.key, { key: call.key, ...(await claimWith(run, statements, call.key, call.owner, call.ms)) });
-  }
+  // Distinct keys: their single-row claims go out together.
+  await Promise.all(
+    rest.map(async (call) => {
+      answers.set(call.key, { key: call.key, ...(await claimWith(run, statements, call.key, call.owner, call.ms)) });
+    }),
+  );
   return answers;
 }
 
