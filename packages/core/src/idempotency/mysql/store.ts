@@ -149,9 +149,10 @@ function isFatal(error: unknown): boolean {
 
 /**
  * Idempotency store over the shop's own MySQL 8.0+ or MariaDB 10.6+ database, through `mysql2` (no dependency is
- * added: pass your pool). Claims, completion and release are single atomic statements, so only the delivery holding
- * an event's lease can finish it, and a lease that ran out can be taken over. Keys of any length work: the primary key
- * is their SHA-256 (see {@link mysqlIdempotencySchema}), computed by the server.
+ * added: pass your pool). Claims, completion and release are atomic statements (concurrent claims and completions
+ * share multi-row ones: see `batching`), so only the delivery holding an event's lease can finish it, and a lease that
+ * ran out can be taken over. Keys of any length work: the primary key is their SHA-256 (see
+ * {@link mysqlIdempotencySchema}), computed by the server.
  *
  * It is also a {@link TransactionalIdempotencyStore}: with `idempotency: { transactional: true }` the receiver
  * records the event in the same InnoDB transaction as the handlers' writes (`ctx.transaction` is the `mysql2`
