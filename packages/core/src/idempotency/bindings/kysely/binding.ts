@@ -25,7 +25,28 @@ const EXPECTED = "a Kysely instance (new Kysely<DB>({ dialect })), not a transac
  * const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
  * const store = new PostgresIdempotencyStore({ binding: kyselyBinding(db) });
  */
-export function kyselyBinding<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
+export function kyselyBinding<D extends KyselyDatabase>(db: D): SqlBinding<KyselyTransactionOf<D>> {
+  return bindKysely(db as unknown as Kysely<unknown>) as unknown as SqlBinding<KyselyTransactionOf<D>>;
+}
+
+/** What {@link kyselyBinding} takes: a `Kysely<DB>` instance (checked when the binding is built). */
+export interface KyselyDatabase {
+  transaction(): { execute(...args: never[]): unknown };
+  getExecutor(): unknown;
+}
+
+/**
+ * The transaction object of a Kysely instance `D` (its `Transaction<DB>`), read from its `transaction().execute`
+ * callback: this entry's declarations then import nothing of Kysely, whose ESM-only types a CommonJS consumer's
+ * TypeScript (node16 resolution) could not import.
+ */
+export type KyselyTransactionOf<D> = D extends {
+  transaction(): { execute(callback: (trx: infer Tx) => Promise<never>): unknown };
+}
+  ? Tx
+  : never;
+
+function bindKysely<DB>(db: Kysely<DB>): SqlBinding<Transaction<DB>> {
   const candidate = db as Partial<Kysely<DB>> | null | undefined;
   if (
     typeof candidate !== "object" ||

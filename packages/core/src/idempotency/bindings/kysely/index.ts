@@ -1,1 +1,1 @@
-export { kyselyBinding } from "./binding.js";
+export { type KyselyDatabase, type KyselyTransactionOf, kyselyBinding } from "./binding.js";
