@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadShopConfig, ShopConfigError } from "../src/config.js";
+import { openShopDatabase } from "../src/database.js";
 
 const validEnv = {
   PORT: "4000",
@@ -125,9 +126,19 @@ describe("loadShopConfig: where orders live", () => {
     });
   });
 
-  it("refuses an unknown SHOP_DATABASE and a DATABASE_URL that is not PostgreSQL, naming the variable only", () => {
-    const problems = problemsOf({ ...validEnv, SHOP_DATABASE: "mysql", DATABASE_URL: "mysql://u:s3cret@db/shop" });
+  it("refuses an unknown SHOP_DATABASE and a DATABASE_URL that is neither PostgreSQL nor MySQL, naming the variable only", () => {
+    const problems = problemsOf({ ...validEnv, SHOP_DATABASE: "mysql", DATABASE_URL: "mssql://u:s3cret@db/shop" });
     expect(problems.map((problem) => problem.variable).sort()).toEqual(["DATABASE_URL", "SHOP_DATABASE"]);
     expect(JSON.stringify(problems)).not.toContain("s3cret");
+  });
+
+  it("takes a mysql:// DATABASE_URL (the NestJS shop's), which the pg shops refuse when they open it, without its secret", async () => {
+    expect(loadShopConfig({ ...validEnv, DATABASE_URL: "mysql://u:s3cret@db/shop" }).databaseUrl).toBe(
+      "mysql://u:s3cret@db/shop",
+    );
+    const opening = openShopDatabase("mysql://u:s3cret@db/shop");
+    await expect(opening).rejects.toBeInstanceOf(ShopConfigError);
+    await expect(opening).rejects.toThrow(/DATABASE_URL: this shop keeps its orders in PostgreSQL/);
+    await expect(opening).rejects.not.toThrow(/s3cret/);
   });
 });
