@@ -27,6 +27,22 @@ import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 const TOKEN = "mysql-token";
 const quiet = { warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `connection` gets no answer to a query within 250 ms (the server is stopped); fails after 5 s. */
+async function expectFrozen(connection: mysql.Connection): Promise<void> {
+  const deadline = performance.now() + 5_000;
+  while (performance.now() < deadline) {
+    const answered = await Promise.race([
+      connection.query("SELECT 1").then(
+        () => true,
+        () => true,
+      ),
+      sleep(250).then(() => false),
+    ]);
+    if (!answered) return;
+  }
+  throw new Error("the server still answers 5 s after SIGSTOP");
+}
 const delivery = (id: string) =>
   webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess({ qris_history_id: id })) });
 
@@ -645,8 +661,12 @@ describe("a MariaDB server that hangs or is SIGKILLed", () => {
       throw new Error("no handler may run while the store cannot answer");
     });
     expect((await receiver.handle(delivery("f-0"))).status).toBe(200); // the pool's connections are open
+    const probe = await mysql.createConnection(crashing.url);
     crashing.freeze();
     try {
+      // SIGSTOP takes hold of a thread only when it returns to user space (one in an fsync goes on until it does):
+      // start once a query on another connection no longer answers.
+      await expectFrozen(probe);
       for (const frozen of [receiver, plain]) {
         const started = performance.now();
         expect((await frozen.handle(delivery("f-1"))).status).toBe(503);
@@ -654,6 +674,7 @@ describe("a MariaDB server that hangs or is SIGKILLed", () => {
       }
     } finally {
       crashing.thaw();
+      probe.destroy();
     }
     expect(runs()).toBe(1);
     // Connections given up on while frozen were destroyed: bounded retries until a delivery goes through.
