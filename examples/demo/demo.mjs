@@ -2,7 +2,7 @@
 // The one-command demo (`pnpm demo` at the repository root): builds what it needs, starts the fake provider and one
 // example shop on loopback, and plays a scripted story over real HTTP while printing the key exchanges.
 // KIRIMBAYAR_DEMO_FRAMEWORK=express|hono|nestjs|fastify picks the shop (default express). Exits 0 when the story ends as
-// scripted, 1 otherwise; a watchdog stops it after 90 s whatever happens.
+// scripted, 1 otherwise; once built, a watchdog stops it after 90 s whatever happens.
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,12 +16,6 @@ if (!(framework in FRAMEWORKS)) {
 const shopPackage = `@kirimbayar/example-${framework}-shop`;
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../..");
 
-const watchdog = setTimeout(() => {
-  console.error("\nThe demo did not finish within 90 s: stopping.");
-  process.exit(1);
-}, 90_000);
-watchdog.unref();
-
 // 1. Build the chosen shop, the packages under it and the fake provider (turbo skips what is up to date).
 console.log(`Building ${shopPackage} and @kirimbayar/testing ...`);
 const build = spawnSync(
@@ -33,6 +27,14 @@ if (build.status !== 0) {
   console.error("The build failed (see above).");
   process.exit(1);
 }
+
+// From here on the story itself: a watchdog stops it after 90 s whatever happens (the build above may take longer on a
+// fresh machine and is not counted).
+const watchdog = setTimeout(() => {
+  console.error("\nThe demo did not finish within 90 s: stopping.");
+  process.exit(1);
+}, 90_000);
+watchdog.unref();
 
 const { createFakeProvider } = await import("@kirimbayar/testing");
 const { loadShopConfig, qrTerminalText, rupiah, webhookUrls } = await import("@kirimbayar/example-shop-domain");
