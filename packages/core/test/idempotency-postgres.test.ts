@@ -127,7 +127,7 @@ describe("transactional handlers on a real PostgreSQL server", () => {
       killOnce = false;
       const tx = ctx.transaction as PgQueryable;
       const { rows } = await tx.query("SELECT pg_backend_pid() AS pid");
-      await pool.query("SELECT pg_terminate_backend($1)", [rows[0]?.pid]);
+      await pool.query("SELECT pg_terminate_backend($1, 5000)", [rows[0]?.pid]);
     });
     const crashed = await receiver.handle(delivery("h-4"));
     expect(crashed.status).toBeGreaterThanOrEqual(500);

@@ -67,7 +67,7 @@ transactionalContract<Tx>("Prisma binding (Prisma 7, @prisma/adapter-pg)", async
     paidCount: async (id) => (await prisma.order.findUnique({ where: { historyId: id } }))?.paidCount ?? 0,
     killBackend: async (tx) => {
       const [row] = await tx.$queryRawUnsafe<{ pid: number }[]>("SELECT pg_backend_pid() AS pid");
-      await admin.query("SELECT pg_terminate_backend($1)", [row?.pid]);
+      await admin.query("SELECT pg_terminate_backend($1, 5000)", [row?.pid]);
       await gone(admin, Number(row?.pid));
     },
     unreachableStore: () => new PostgresIdempotencyStore({ binding: prismaBinding(dead.prisma) }),

@@ -84,7 +84,7 @@ transactionalContract<EntityManager>("TypeORM binding (TypeORM 1.1, postgres dri
     paidCount: async (id) => (await dataSource.getRepository(OrderEntity).findOneBy({ historyId: id }))?.paidCount ?? 0,
     killBackend: async (manager) => {
       const [row] = (await manager.query("SELECT pg_backend_pid() AS pid")) as { pid: number }[];
-      await admin.query("SELECT pg_terminate_backend($1)", [row?.pid]);
+      await admin.query("SELECT pg_terminate_backend($1, 5000)", [row?.pid]);
       await vi.waitFor(
         async () => {
           const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [row?.pid]);

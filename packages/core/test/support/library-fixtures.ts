@@ -54,7 +54,7 @@ async function adminOf(target: DatabaseTarget) {
     return {
       run: async (text: string, values: unknown[] = []) => (await admin.query(text, values)).rows,
       kill: async (id: unknown) => {
-        await admin.query("SELECT pg_terminate_backend($1)", [id]);
+        await admin.query("SELECT pg_terminate_backend($1, 5000)", [id]);
         await vi.waitFor(
           async () => {
             const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [id]);

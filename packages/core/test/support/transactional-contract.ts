@@ -138,7 +138,14 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         const crashed = await receiver.handle(delivery(id));
         expect(crashed.status).toBeGreaterThanOrEqual(500);
         expect(await fixture.paidCount(id)).toBe(0);
-        expect((await receiver.handle(delivery(id))).status).toBe(200);
+        // The provider retries: on a loaded machine the pool may lend the dead connection once more before it hears
+        // of its end (that try is answered 503 and runs nothing); a later try applies the event.
+        let status = 0;
+        for (let attempt = 0; attempt < 10 && status !== 200; attempt++) {
+          status = (await receiver.handle(delivery(id))).status;
+          if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(status).toBe(200);
         expect(await fixture.paidCount(id)).toBe(1);
         expect(runs()).toBe(2);
       });
