@@ -63,6 +63,19 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
       fixture = await setup();
     }, 60_000);
 
+    // The test's own reads go through the library's pool, which may lend a connection a test just killed before it
+    // hears of its end (Knex's does): such a read is tried again, a bounded number of times.
+    async function paidCount(id: string): Promise<number> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await fixture.paidCount(id);
+        } catch (error) {
+          if (attempt >= 5) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    }
+
     afterAll(async () => {
       await fixture?.close();
     });
@@ -102,9 +115,9 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         const id = order("commit");
         const { receiver, runs } = await shop();
         expect((await receiver.handle(delivery(id))).status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect((await receiver.handle(delivery(id))).status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect(runs()).toBe(1);
       });
 
@@ -117,11 +130,11 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
           },
         });
         expect((await receiver.handle(delivery(id))).status).toBe(500);
-        expect(await fixture.paidCount(id)).toBe(0);
+        expect(await paidCount(id)).toBe(0);
         expect((await receiver.handle(delivery(id))).status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect((await receiver.handle(delivery(id))).status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect(runs()).toBe(2);
       });
 
@@ -137,7 +150,7 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         });
         const crashed = await receiver.handle(delivery(id));
         expect(crashed.status).toBeGreaterThanOrEqual(500);
-        expect(await fixture.paidCount(id)).toBe(0);
+        expect(await paidCount(id)).toBe(0);
         // The provider retries: on a loaded machine the pool may lend the dead connection once more before it hears
         // of its end (that try is answered 503 and runs nothing); a later try applies the event.
         let status = 0;
@@ -146,7 +159,7 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
           if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
         }
         expect(status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect(runs()).toBe(2);
       });
 
@@ -176,7 +189,7 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         expect(waited).toBeLessThan(1_500);
         expect((await first).status).toBe(200);
         expect((await receiver.handle(delivery(id))).status).toBe(200);
-        expect(await fixture.paidCount(id)).toBe(1);
+        expect(await paidCount(id)).toBe(1);
         expect(runs()).toBe(1);
       });
 
@@ -209,17 +222,17 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
         const answers = await Promise.all(ids.map((id) => receiver.handle(delivery(id))));
         expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 500));
         expect(performance.now() - started).toBeLessThan(3_000);
-        for (const id of ids) expect(await fixture.paidCount(id)).toBe(0);
+        for (const id of ids) expect(await paidCount(id)).toBe(0);
         timedOut = false;
         release();
         await vi.waitFor(() => expect(lateWrites).toHaveLength(size), { timeout: 5_000, interval: 20 });
         expect(await Promise.all(lateWrites)).toEqual(ids.map(() => "refused"));
-        for (const id of ids) expect(await fixture.paidCount(id)).toBe(0);
+        for (const id of ids) expect(await paidCount(id)).toBe(0);
         // The pool serves twice its size of concurrent deliveries again, and the retries apply each event once.
         const fresh = Array.from({ length: 2 * size }, (_, i) => order(`after-late-${i}`));
         const again = await Promise.all([...ids, ...fresh].map((id) => receiver.handle(delivery(id))));
         expect(again.map((answer) => answer.status)).toEqual([...ids, ...fresh].map(() => 200));
-        for (const id of [...ids, ...fresh]) expect(await fixture.paidCount(id)).toBe(1);
+        for (const id of [...ids, ...fresh]) expect(await paidCount(id)).toBe(1);
         expect(runs()).toBe(2 * size + 2 * size);
       });
 
