@@ -401,7 +401,13 @@ function checkBeforePublish() {
     assert(plan.changesets.length === 0, `${plan.changesets.length} changesets pending: merge the version PR first`);
     return `${plan.publicPackages.length} packages at ${plan.current}`;
   });
-  check("before publish: repository fields npm provenance verifies", () => {
+  checkRepositoryFields();
+}
+
+// npm provenance ties a package to its repository and folder: every public package names both (checked on every CI
+// run, so a new package cannot reach the release job without them).
+function checkRepositoryFields() {
+  check("repository fields npm provenance verifies", () => {
     // biome-ignore lint/suspicious/noUndeclaredEnvVars: not a turbo task; GitHub Actions sets it in the release job
     const repositoryName = process.env.GITHUB_REPOSITORY;
     const expectedUrl = repositoryName ? `https://github.com/${repositoryName}` : undefined;
@@ -426,6 +432,7 @@ if (beforePublish) {
 } else {
   console.log(`release checks in ${root} (changeset status and version on a clone of HEAD: committed changesets)`);
   checkWorkflows();
+  checkRepositoryFields();
   checkPlan();
   let workspace;
   check("a throw-away clone of HEAD", () => {
