@@ -1,4 +1,5 @@
-// Entry point of `@kirimbayar/express`: the webhook router, the raw-body reader it uses, and the clients middleware.
+// Entry point of `@kirimbayar/express`: the webhook router, the raw-body reader it uses, the clients middleware and
+// the console mount.
 export {
   createClients,
   type KirimbayarClientName,
@@ -12,6 +13,13 @@ export type {
   WebhookSourceConfigs,
 } from "@kirimbayar/core/webhooks";
 export { kirimbayarClients } from "./clients.js";
+export {
+  CONSOLE_MAX_BODY_BYTES,
+  type ConsoleMountOptions,
+  consoleRouter,
+  type MountableConsole,
+  serveConsole,
+} from "./console.js";
 export {
   answerNodeWebhook,
   type NodeWebhookTarget,
