@@ -1,4 +1,5 @@
-// Entry point of `@kirimbayar/hono`: the webhook app and the clients middleware. Runtime-neutral (no `node:`).
+// Entry point of `@kirimbayar/hono`: the webhook app, the clients middleware and the console mount.
+// Runtime-neutral (no `node:`).
 
 export {
   createClients,
@@ -17,3 +18,4 @@ export {
   type KirimbayarVariables,
   kirimbayarClients,
 } from "./clients.js";
+export { CONSOLE_MAX_BODY_BYTES, type ConsoleAppOptions, consoleApp, type MountableConsole } from "./console.js";
