@@ -1,4 +1,5 @@
-// Entry point of `@kirimbayar/fastify`: the webhook plugin, the raw-body reader it uses, and the clients plugin.
+// Entry point of `@kirimbayar/fastify`: the webhook plugin, the raw-body reader it uses, the clients plugin and the
+// console plugin.
 export {
   createClients,
   type KirimbayarClientName,
@@ -12,6 +13,12 @@ export type {
   WebhookSourceConfigs,
 } from "@kirimbayar/core/webhooks";
 export { type KirimbayarClientsPlugin, kirimbayarClients } from "./clients.js";
+export {
+  CONSOLE_MAX_BODY_BYTES,
+  type ConsolePluginOptions,
+  consolePlugin,
+  type MountableConsole,
+} from "./console.js";
 export { createWebhookPlugin, type WebhookPlugin, type WebhookPluginOptions } from "./plugin.js";
 export {
   type ReadFastifyWebhookRequestOptions,
