@@ -11,6 +11,7 @@ export {
   ShippingStarterClient,
 } from "@kirimbayar/core";
 export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
+export { createConsoleController, type KirimbayarConsoleOptions } from "./console-controller.js";
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
 export { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";

@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder, type DynamicModule, Module } from "@nestjs/c
 import { DiscoveryModule } from "@nestjs/core";
 import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
+import { createConsoleController } from "./console-controller.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
 import { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
@@ -20,7 +21,10 @@ const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ modu
   .setExtras<KirimbayarModuleExtras>({ isGlobal: false, webhookPath: "webhooks" }, (module, extras) => ({
     ...module,
     global: extras.isGlobal ?? false,
-    controllers: [createWebhookController(extras.webhookPath ?? "webhooks")],
+    controllers: [
+      createWebhookController(extras.webhookPath ?? "webhooks"),
+      ...(extras.console === undefined ? [] : [createConsoleController(extras.console)]),
+    ],
     providers: [
       ...(module.providers ?? []),
       { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" },
@@ -37,6 +41,7 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
  * On Express create the app with `NestFactory.create(AppModule, { rawBody: true })`; on Fastify
  * (`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())`) nothing more is needed.
  * With `inbox: { queue }` the webhooks are queued and a worker started with the app runs them (`KirimbayarInboxWorker`).
+ * With `console: { handler, guards }` it serves the webhook console at the console's `basePath`.
  *
  * @example
  * KirimbayarModule.forRoot({

@@ -7,6 +7,7 @@ import type {
 import type { WebhookSource, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
 // Types only: `@kirimbayar/inbox` is an optional peer, loaded (lazily) only by apps that configure `inbox`.
 import type { InboxQueue, InboxWorkerOptions } from "@kirimbayar/inbox";
+import type { KirimbayarConsoleOptions } from "./console-controller.js";
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
 export interface KirimbayarModuleOptions {
@@ -64,4 +65,10 @@ export interface KirimbayarModuleExtras {
    * `forRoot()` provides exactly the clients configured in `clients`.
    */
   provideClients?: readonly KirimbayarClientName[];
+  /**
+   * Serve a webhook console (`createWebhookConsole()` of `@kirimbayar/console`) at its `basePath`, behind the
+   * `guards` you name (e.g. your `AuthGuard`), then the console's own `authorize`. Also with `forRootAsync()`: the
+   * console is built before the module.
+   */
+  console?: KirimbayarConsoleOptions;
 }
