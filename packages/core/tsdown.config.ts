@@ -20,6 +20,7 @@ export default defineConfig(
       drizzle: "src/drizzle.ts",
       sequelize: "src/sequelize.ts",
       telemetry: "src/telemetry.ts",
+      journal: "src/journal.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

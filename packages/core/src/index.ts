@@ -12,7 +12,7 @@ export * from "./reconcile/index.js";
 export * from "./shipping/index.js";
 export { webhookTelemetry } from "./telemetry/webhook-telemetry.js";
 export { SDK_NAME } from "./version.js";
-export { applyEvent, processInboxMessage } from "./webhooks/pipeline/apply.js";
+export { applyEvent, type InboxMessageOptions, processInboxMessage } from "./webhooks/pipeline/apply.js";
 export { inboxStage } from "./webhooks/pipeline/enqueue.js";
 export { transactionalStage } from "./webhooks/pipeline/transactional.js";
 export * from "./webhooks.js";

@@ -97,16 +97,24 @@ export interface JournalQuery {
   readonly limit?: number;
 }
 
-/** Deliveries of one source over a time window, for the console's per-source view. */
+/**
+ * Deliveries of one source over a time window, for the console's per-source view. `summarize` answers one per
+ * source (`qris`, `payment`, `orders`), zeros included, in that order.
+ */
 export interface JournalSourceSummary {
   readonly source: WebhookSource;
+  /** Entries of every origin since the window's start. */
   readonly deliveries: number;
   /** Deliveries answered 5xx. */
   readonly failures: number;
   /** Refused deliveries (4xx other than 409). */
   readonly refused: number;
+  /** Duplicates of a processed or queued event (`duplicate`) and of one still in progress (`in_progress`, 409). */
   readonly duplicates: number;
-  /** The last delivery answered 2xx with origin `webhook` (epoch ms): a source silent for hours stands out. */
+  /**
+   * The last delivery answered 2xx with origin `webhook` (epoch ms), among all the entries kept (not only the
+   * window's): a source silent for hours stands out.
+   */
   readonly lastSuccessAt: number | undefined;
 }
 
@@ -122,9 +130,23 @@ export interface DeliveryJournal {
   /** `"memory"`, `"postgres"`, `"mysql"`, `"redis"`. */
   readonly kind: string;
   /**
+   * The receiver's journal stage (`journalStage` of `@kirimbayar/core/journal`), brought by the journal so that an
+   * app without a journal bundles none of its code, as an inbox brings its `inboxStage`. Every journal sets it.
+   */
+  readonly journalStage: JournalStage;
+  /** Which process writes (`JournalEntry.instance`); default: the host name (`HOSTNAME`) and pid where known. */
+  readonly instance?: string;
+  /** Whether entries carry the raw body, redacted (default `false`). */
+  readonly recordBodies?: boolean;
+  /**
    * Records entries. `transaction`, when given, is the delivery's open transaction (the binding's `Tx`): a journal
    * that can write through it does, so the entry commits (or rolls back) with the effect; others ignore it.
    * Journals may batch: the promise resolves once the entries are durable (or rejects with why they are not).
+   *
+   * A write through the transaction that fails (or does not answer within the store's operation time limit) is
+   * safe: the receiver rolls that transaction back and runs the delivery again in a new one without the journal
+   * in it (a transaction whose statement failed may not commit: PostgreSQL's COMMIT then rolls back without an
+   * error), then records the entry outside. So a journal needs no SAVEPOINT around its insert.
    */
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void>;
   /** Entries matching `query`, newest first. */
@@ -150,4 +172,12 @@ export interface IdempotencyRecordView {
   readonly expiresAt?: number;
   /** When the event was recorded as done (epoch ms), where the store tells. */
   readonly completedAt?: number;
+}
+
+/**
+ * The receiver's journal stage, opaque to the journal that carries it ({@link DeliveryJournal.journalStage}). A
+ * journal of your own sets `journalStage` to the one `@kirimbayar/core/journal` exports.
+ */
+export interface JournalStage {
+  readonly kind: "kirimbayar.journal-stage";
 }

@@ -1,6 +1,7 @@
 import type { ReceivedDelivery } from "./context.js";
 import { WebhookConfigurationError } from "./errors.js";
 import type { Outcome } from "./pipeline/direct.js";
+import type { JournalTap } from "./pipeline/journal.js";
 import type { FailureReports } from "./pipeline/report.js";
 import type { ReceiverConfig } from "./receiver-config.js";
 import type { HandlerRegistry } from "./registry.js";
@@ -15,6 +16,8 @@ export interface ReceiverInternals {
   readonly reports: FailureReports;
   readonly registry: HandlerRegistry;
   dispatch(event: unknown, delivery: ReceivedDelivery): Outcome;
+  /** The receiver's journal (`createWebhookReceiver({ journal })`), when it has one. */
+  readonly journal: JournalTap | undefined;
 }
 
 const RECEIVER_INTERNALS = Symbol.for("kirimbayar.webhookReceiver");

@@ -2,6 +2,7 @@
 
 import type { CryptoProvider } from "../crypto/types.js";
 import type { IdempotencyStore, TransactionalIdempotencyStore } from "../idempotency/types.js";
+import type { DeliveryJournal } from "../journal/types.js";
 import type { WebhookTelemetry } from "../telemetry/types.js";
 import type { WebhookContext } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
@@ -116,10 +117,26 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
    * the receiver does no telemetry work at all, and a bundle without `webhookTelemetry` holds none of its code.
    */
   telemetry?: WebhookTelemetry;
+  /**
+   * The delivery journal (opt-in; off by default): one entry per delivery, whether answered by `handle()`, applied
+   * by `applyEvent` (origin `reconciliation`) or by `processInboxMessage` (origin `inbox`) — its source, event,
+   * state, references, idempotency key, attempt, answer, outcome, handler time and a redacted error summary.
+   * `MemoryDeliveryJournal` of `@kirimbayar/core/journal` for development; the PostgreSQL, MySQL and Redis entries
+   * have durable ones. With transactional handlers the processed entry is written in the delivery's transaction
+   * and commits with the effect; every other entry is written after the answer, never awaited. A journal write that
+   * fails never changes an answer: it is logged and reported to `onError` with stage `"journal"`. Without it the
+   * receiver does no journal work, and a bundle without a journal holds none of its code.
+   *
+   * @example
+   * const journal = new MemoryDeliveryJournal();
+   * const qris = createWebhookReceiver({ source: "qris", verify, journal });
+   * await journal.search({ reference: "h-1" });
+   */
+  journal?: DeliveryJournal;
 }
 
 /** Where in the pipeline an error passed to `onError` happened. */
-export type WebhookErrorStage = "request" | "idempotency" | "inbox" | "handler";
+export type WebhookErrorStage = "request" | "idempotency" | "inbox" | "handler" | "journal";
 
 /** Second argument of an `onError` handler. */
 export interface WebhookErrorContext {

@@ -5,6 +5,7 @@ import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
+import type { JournalNote, NotedDelivery, RunnableJournalStage } from "./pipeline/journal.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
 import { checkTransport, EncodedBody, MissingRawBody } from "./pipeline/transport.js";
@@ -61,38 +62,49 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const reports = new FailureReports(source, logger);
   const deliver = directDelivery(config, reports);
   const enqueue = config.inbox === undefined ? undefined : config.inboxStage?.run(config.inbox, config, reports);
+  // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code.
+  const journal =
+    options.journal && (options.journal.journalStage as RunnableJournalStage).run(options.journal, config, reports);
 
   // The stages are plain functions that answer a response, and go asynchronous only when a verifier, the store or
   // a handler returns a thenable. With the memory store and synchronous verifiers a delivery therefore allocates
   // no async frame beyond this one and what its handlers await (bench/adapters measures this path).
   async function handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
     const finish = telemetry?.delivery("webhook");
+    const note = journal?.open("webhook");
     let response: WebhookHttpResponse;
     try {
-      const outcome = receive(request);
+      const outcome = receive(request, note);
       response = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       logger.error?.("Unexpected error while processing a webhook", { source, error });
       response = webhookResponse(500, "Internal error while processing the webhook");
     }
     finish?.(response.status, response.body);
+    note?.answered(response);
     return response;
   }
 
-  function receive(request: WebhookHttpRequest): Outcome {
+  function receive(request: WebhookHttpRequest, note?: JournalNote): Outcome {
     const now = clock();
     const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
     const checked = checkTransport(method, request, config.transportRules);
-    if (checked instanceof RequestBody) return verify(method, request, checked, now);
+    if (checked instanceof RequestBody) return verify(method, request, checked, now, note);
     if (checked instanceof EncodedBody) {
       return decodeBody(checked.body.bytes, checked.coding, config.maxBodyBytes).then((decoded) =>
-        decoded instanceof Uint8Array ? verify(method, request, new RequestBody(decoded), now) : decoded,
+        decoded instanceof Uint8Array ? verify(method, request, new RequestBody(decoded), now, note) : decoded,
       );
     }
     return checked instanceof MissingRawBody ? reports.misconfigured(checked.problem) : checked;
   }
 
-  function verify(method: string, request: WebhookHttpRequest, body: RequestBody, now: number): Outcome {
+  function verify(
+    method: string,
+    request: WebhookHttpRequest,
+    body: RequestBody,
+    now: number,
+    note?: JournalNote,
+  ): Outcome {
     const delivery = new DeliveryVerificationRequest(
       method,
       typeof request.url === "string" ? request.url : "",
@@ -102,6 +114,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
       crypto,
       now,
     );
+    note?.read(delivery);
     const failure = firstFailure(config.requestVerifiers, delivery, undefined);
     if (failure instanceof Promise) return failure.then((reason) => parseVerified(reason, delivery));
     return parseVerified(failure, delivery);
@@ -123,6 +136,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function dispatch(event: unknown, delivery: ReceivedDelivery): Outcome {
+    (delivery as NotedDelivery).note?.saw(event);
     // Inbox mode: the handlers run in the workers (perhaps other processes), so none need be registered here.
     if (enqueue !== undefined && delivery.origin === undefined) {
       const key = keyOf(event, delivery);
@@ -197,7 +211,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     handle,
     fetch: (request, info) => fetchEntry(receiver, request, info),
   };
-  attachInternals(receiver, { config, reports, registry, dispatch });
+  attachInternals(receiver, { config, reports, registry, dispatch, journal });
   return receiver;
 }
 

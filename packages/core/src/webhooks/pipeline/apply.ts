@@ -1,3 +1,4 @@
+import type { JournalOrigin } from "../../journal/types.js";
 import { RequestBody } from "../body.js";
 import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
@@ -6,6 +7,7 @@ import type { InboxMessage } from "../inbox.js";
 import { findPrototypeKeyIn } from "../json.js";
 import { internalsOf, type ReceiverInternals } from "../receiver-internals.js";
 import type { AnyWebhookReceiver, AppliedEvent } from "../receiver-types.js";
+import { webhookResponse } from "../response.js";
 import type { OrderStatusWebhook } from "../schemas.js";
 import { DUPLICATE_MESSAGE } from "./answers.js";
 import { allowDuplicateKeys, type KeyCheck, parseEvent } from "./parse.js";
@@ -47,7 +49,11 @@ export async function applyEvent(receiver: AnyWebhookReceiver, payload: unknown)
  * @example
  * const result = await processInboxMessage(qris, message);
  */
-export async function processInboxMessage(receiver: AnyWebhookReceiver, message: InboxMessage): Promise<AppliedEvent> {
+export async function processInboxMessage(
+  receiver: AnyWebhookReceiver,
+  message: InboxMessage,
+  options?: InboxMessageOptions,
+): Promise<AppliedEvent> {
   const internals = internalsOf(receiver, "processInboxMessage");
   const source = internals.config.source;
   if (typeof message?.body !== "string" || typeof message.key !== "string" || message.source !== source) {
@@ -59,7 +65,17 @@ export async function processInboxMessage(receiver: AnyWebhookReceiver, message:
   }
   const receivedAt = Number.isFinite(message.receivedAt) ? message.receivedAt : internals.config.clock();
   // A queued body is text from outside the process: checked like a webhook's, repeated keys allowed as before.
-  return applyBody(internals, new RequestBody(message.body), allowDuplicateKeys, "inbox", receivedAt, message.key);
+  const body = new RequestBody(message.body);
+  const journalled = { origin: options?.replay === true ? "replay" : "inbox", attempt: options?.attempt } as const;
+  return applyBody(internals, body, allowDuplicateKeys, "inbox", receivedAt, message.key, journalled);
+}
+
+/** What an inbox worker knows of the try it runs (`processInboxMessage`), for the delivery journal. */
+export interface InboxMessageOptions {
+  /** The inbox's 1-based try number: the journal records it as the entry's `attempt`. */
+  readonly attempt?: number;
+  /** The message is replayed by hand (a dead letter): the journal records origin `replay`. */
+  readonly replay?: boolean;
 }
 
 // Parse → claim → run → complete for an event that did not come through `handle()`: no transport checks and no
@@ -67,16 +83,21 @@ export async function processInboxMessage(receiver: AnyWebhookReceiver, message:
 // receiver's own dispatch runs it, through the same handlers and idempotency store; its answer is told back as an
 // AppliedEvent.
 async function applyBody(
-  { config, reports, registry, dispatch }: ReceiverInternals,
+  { config, reports, registry, dispatch, journal }: ReceiverInternals,
   body: RequestBody,
   keyCheck: KeyCheck,
   origin: "reconciliation" | "inbox",
   now: number,
   knownKey?: string,
+  journalled?: { readonly origin: JournalOrigin; readonly attempt: number | undefined },
 ): Promise<AppliedEvent> {
   const { source, definition, telemetry, customKey } = config;
+  const note = journal?.open(journalled?.origin ?? origin, journalled?.attempt);
   const parsed = parseEvent(body, source, definition, keyCheck);
+  const delivery: ReceivedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined };
+  note?.read(delivery);
   if (!parsed.ok) {
+    note?.answered(parsed.response);
     const error = new WebhookProcessingError(JSON.parse(parsed.response.body).message, {
       code: "webhook_invalid_event",
       status: 400,
@@ -84,9 +105,9 @@ async function applyBody(
     return { outcome: "invalid", error };
   }
   const event = parsed.event as object;
-  const slot: { error?: unknown } = {};
+  // With a journal, its note is the slot: the failure reported for this event is both the result's and the entry's.
+  const slot: { error?: unknown } = note ?? {};
   reports.applyFailures.set(event, slot);
-  const delivery: ReceivedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined };
   const finish = telemetry?.delivery(origin);
   let response: WebhookHttpResponse;
   try {
@@ -94,11 +115,16 @@ async function applyBody(
     response = outcome instanceof Promise ? await outcome : outcome;
   } catch (error) {
     finish?.(500, "", error);
+    if (note !== undefined) {
+      note.error = error;
+      note.answered(webhookResponse(500, "Internal error while applying the event"));
+    }
     return { outcome: "failed", error };
   } finally {
     reports.applyFailures.delete(event);
   }
   finish?.(response.status, response.body, slot.error);
+  note?.answered(response);
   const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);
   const withKey = keyed === undefined ? {} : { key: keyed };
   if (response.status === 409) return { outcome: "in_progress", ...withKey };

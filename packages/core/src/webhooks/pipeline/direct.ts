@@ -9,6 +9,7 @@ import { claimKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
+import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
@@ -72,9 +73,13 @@ export function directDelivery(
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
     const claim: Claim = { owner, leaseEndsAt, event, context };
+    const note = (delivery as NotedDelivery).note;
+    note?.ran(context);
     const startedAt = telemetry === undefined ? 0 : performance.now();
-    const ranFor = (failed: boolean) =>
+    const ranFor = (failed: boolean) => {
+      note?.ran(context);
       telemetry?.handlerRan(definition.eventName(event), performance.now() - startedAt, failed);
+    };
     let ran: MaybePromise<void>;
     try {
       ran = runHandlers(handlers, event, context);
