@@ -27,3 +27,15 @@ export {
   parseMysqlVersion,
   releaseWith,
 } from "./idempotency/mysql/index.js";
+export {
+  DEFAULT_MYSQL_JOURNAL_TABLE,
+  MysqlDeliveryJournal,
+  type MysqlDeliveryJournalOptions,
+  mysqlJournalSchema,
+} from "./journal/mysql/index.js";
+// The delivery journal kept beside the idempotency records (issue 30).
+export {
+  DeliveryJournalOverflowError,
+  DeliveryJournalWriteError,
+} from "./journal/store-support/errors.js";
+export type { JournalBatchingOptions } from "./journal/store-support/write-behind.js";

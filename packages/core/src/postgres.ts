@@ -11,3 +11,15 @@ export {
   postgresIdempotencySchema,
 } from "./idempotency/postgres.js";
 export type { SqlBinding, SqlResult } from "./idempotency/sql/binding.js";
+export {
+  DEFAULT_POSTGRES_JOURNAL_TABLE,
+  PostgresDeliveryJournal,
+  type PostgresDeliveryJournalOptions,
+  postgresJournalSchema,
+} from "./journal/postgres/index.js";
+// The delivery journal kept beside the idempotency records (issue 30).
+export {
+  DeliveryJournalOverflowError,
+  DeliveryJournalWriteError,
+} from "./journal/store-support/errors.js";
+export type { JournalBatchingOptions } from "./journal/store-support/write-behind.js";

@@ -6,3 +6,10 @@ export {
   RedisIdempotencyStore,
   type RedisIdempotencyStoreOptions,
 } from "./idempotency/redis.js";
+export { RedisDeliveryJournal, type RedisDeliveryJournalOptions } from "./journal/redis/index.js";
+// The delivery journal kept beside the idempotency records (issue 30).
+export {
+  DeliveryJournalOverflowError,
+  DeliveryJournalWriteError,
+} from "./journal/store-support/errors.js";
+export type { JournalBatchingOptions } from "./journal/store-support/write-behind.js";

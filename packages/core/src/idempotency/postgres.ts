@@ -1,5 +1,7 @@
+import type { IdempotencyRecordView } from "../journal/types.js";
 import { transactionalStage } from "../webhooks/pipeline/transactional.js";
 import { type BatchingOptions, KeyedBatcher } from "./keyed-batcher.js";
+import { recordViewOf } from "./record-view.js";
 import type { SqlBinding } from "./sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "./sql/callback-transaction.js";
 import { assertBindingDialect } from "./sql/dialect.js";
@@ -281,6 +283,14 @@ SELECT (SELECT got FROM lock) AS got, (SELECT attempts FROM claimed) AS attempts
   async deleteExpired(limit = 10_000): Promise<number> {
     const result = await this.#query(this.#sql.sweep, [limit]);
     return result.rowCount ?? result.affectedRows ?? 0;
+  }
+
+  /** What the console shows of `key`'s record (state, attempts, lease or retention end); never the owner token. */
+  async inspect(key: string): Promise<IdempotencyRecordView | undefined> {
+    const t = quotedTable(this.#table);
+    const text = `SELECT state, attempts, (extract(epoch FROM lease_expires_at) * 1000)::float8 AS lease_ms,
+  (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms, expires_at <= now() AS expired FROM ${t} WHERE key = $1`;
+    return recordViewOf(key, (await this.#query({ text }, [key])).rows[0]);
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {

@@ -1,3 +1,4 @@
+import type { IdempotencyRecordView } from "../journal/types.js";
 import { timerDelay } from "../timer-delay.js";
 import { type ObservableRedisClient, RedisReadiness } from "./redis-readiness.js";
 import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "./types.js";
@@ -66,6 +67,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+// Read-only: the record's value (an owner token never leaves the script), its time to live and the failed attempts.
+const INSPECT_SCRIPT = `
+local value = redis.call('GET', KEYS[1]) or ''
+if string.sub(value, 1, 2) == 'p:' then value = 'p:' end
+return {value, redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}`;
+
 /**
  * Idempotency store over Redis, shared by every process and instance that receives webhooks. Bring your own
  * ioredis or node-redis client (no dependency is added). Claims are atomic (`SET NX PX` inside a script that also
@@ -103,6 +110,19 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#timeoutMs = timerDelay(options.operationTimeoutMs ?? 1_000);
     this.#readiness = new RedisReadiness(options.client as ObservableRedisClient);
     adviseOnOfflineQueue(options.client, options.logger ?? console);
+  }
+
+  /** What the console shows of `key`'s record (state, attempts, lease or retention end); never the owner token. */
+  async inspect(key: string): Promise<IdempotencyRecordView | undefined> {
+    const reply = await this.#eval(INSPECT_SCRIPT, key, "", 1);
+    if (!Array.isArray(reply)) throw unexpectedReply("inspect");
+    const [value, ttl, released] = reply.map((part) => String(part)) as [string, string, string];
+    const expiresAt = Number(ttl) > 0 ? Date.now() + Number(ttl) : undefined;
+    const failed = Number(released) || 0;
+    const withExpiry = <T extends object>(view: T) => (expiresAt === undefined ? view : { ...view, expiresAt });
+    if (value === "done") return withExpiry({ key, state: "completed" as const });
+    if (value.startsWith("p:")) return withExpiry({ key, state: "in_progress" as const, attempt: failed + 1 });
+    return failed > 0 ? { key, state: "released", attempt: failed } : undefined;
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {

@@ -1,6 +1,8 @@
+import type { IdempotencyRecordView } from "../../journal/types.js";
 import { raceTimer } from "../../timer-delay.js";
 import { transactionalStage } from "../../webhooks/pipeline/transactional.js";
 import { type BatchingOptions, KeyedBatcher } from "../keyed-batcher.js";
+import { recordViewOf } from "../record-view.js";
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
 import { assertBindingDialect } from "../sql/dialect.js";
@@ -27,7 +29,7 @@ import {
   type MysqlStatementResult,
   releaseWith,
 } from "./operations.js";
-import { DEFAULT_MYSQL_IDEMPOTENCY_TABLE, mysqlIdempotencySchema } from "./schema.js";
+import { DEFAULT_MYSQL_IDEMPOTENCY_TABLE, mysqlIdempotencySchema, quotedMysqlTable } from "./schema.js";
 import { type MysqlIdempotencyStatements, type MysqlStatement, mysqlIdempotencyStatements } from "./sql.js";
 import { assertSupportedMysqlVersion, parseMysqlVersion } from "./version.js";
 
@@ -177,6 +179,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   readonly #pool: MysqlPoolLike | undefined;
   readonly #connection: MysqlQueryable | undefined;
   readonly #schema: string[];
+  readonly #table: string;
   readonly #statements: MysqlIdempotencyStatements;
   readonly #statementTimeoutMs: number;
   readonly #locks: "auto" | "named-lock" | "no-wait";
@@ -219,6 +222,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
     this.#statements = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
+    this.#table = quotedMysqlTable(table);
     this.#batch = mysqlBatchStatements(table);
     if (options.batching !== false) {
       // A claim batch that answered after its time limit failed the claims (answered 503): give the keys it took back
@@ -257,6 +261,14 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
   async deleteExpired(limit = 10_000): Promise<number> {
     return (await this.#statement(this.#statements.sweep(limit))).affectedRows ?? 0;
+  }
+
+  /** What the console shows of `key`'s record (state, attempts, lease or retention end); never the owner token. */
+  async inspect(key: string): Promise<IdempotencyRecordView | undefined> {
+    const ms = (column: string) => `TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000`;
+    const sql = `SELECT state, attempts, ${ms("lease_expires_at")} AS lease_ms, ${ms("expires_at")} AS expires_ms,
+  expires_at <= UTC_TIMESTAMP(6) AS expired FROM ${this.#table} WHERE key_hash = UNHEX(SHA2(?, 256))`;
+    return recordViewOf(key, (await this.#statement({ sql, values: [key], kind: "read" })).rows[0]);
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {

@@ -1,0 +1,319 @@
+import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres.js";
+import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import { assertBindingDialect } from "../../idempotency/sql/dialect.js";
+import { journalStage } from "../stage.js";
+import { writeFailed } from "../store-support/errors.js";
+import {
+  DEFAULT_JOURNAL_RETENTION_MS,
+  entryOf,
+  JOURNAL_COLUMNS,
+  JOURNAL_SOURCES,
+  type JournalRow,
+  normalizeQuery,
+  outcomesJson,
+  reconcileRunOf,
+  rowOf,
+  storable,
+  summariesOf,
+} from "../store-support/fields.js";
+import { type JournalBatchingOptions, WriteBehind } from "../store-support/write-behind.js";
+import type {
+  DeliveryJournal,
+  JournalEntry,
+  JournalQuery,
+  JournalReconcileRun,
+  JournalSourceSummary,
+} from "../types.js";
+import { DEFAULT_POSTGRES_JOURNAL_TABLE, postgresJournalSchema, quotedJournalTable, runsTableOf } from "./schema.js";
+
+/**
+ * Options of {@link PostgresDeliveryJournal}: one of `binding` (your database library's, as the idempotency store
+ * takes it), `pool` (a `pg` Pool) or `client` (one connection), and how long entries are kept.
+ */
+export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
+  /** Your database library's binding (`prismaBinding(prisma)`, `typeormBinding(dataSource)`, …). */
+  binding?: SqlBinding<Tx>;
+  /** A `pg` Pool you created; the journal never ends it. */
+  pool?: PgPoolLike;
+  /** One connection (`pg` Client, PGlite); for tests and single-process apps. */
+  client?: PgQueryable;
+  /** Table name, optionally schema-qualified; default `kirimbayar_delivery_journal` (runs: `<table>_runs`). */
+  table?: string;
+  /** How long entries and reconcile runs are kept (default 7 days); {@link PostgresDeliveryJournal.deleteExpired}. */
+  retentionMs?: number;
+  /** Store each entry's (already redacted) `body` (default `false`: bodies are dropped). */
+  recordBodies?: boolean;
+  /** Which process writes (`JournalEntry.instance`); default: the host name and pid where known. */
+  instance?: string;
+  /** How entries recorded outside a transaction are gathered into multi-row inserts. */
+  batching?: JournalBatchingOptions;
+  /** Hears of entries dropped because the batching buffer was full (`DeliveryJournalOverflowError`). */
+  onError?: (error: unknown) => void;
+}
+
+const SWEEP_BATCH = 5_000;
+const SWEEP_ROUNDS = 200;
+
+/** The columns read back, with `at` as epoch ms. */
+const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNAL_COLUMNS.filter((c) => c !== "at").join(", ")}`;
+
+/**
+ * The delivery journal in the shop's PostgreSQL database, beside the idempotency records: one table of entries,
+ * one of reconcile runs (create them with {@link PostgresDeliveryJournal.ensureSchema} or `sql/postgres-journal.sql`).
+ *
+ * A delivery with an open transaction (`idempotency: { transactional: true }`) writes its entry through that
+ * transaction, so the entry commits or rolls back with the effect (a failed insert there makes the receiver run the
+ * delivery again without it and record the entry outside: the answer is unchanged). Other entries are batched: one
+ * multi-row `INSERT` per batch (see `batching`); {@link PostgresDeliveryJournal.close} writes what is left.
+ *
+ * Every value is a bound parameter (the batch travels as one JSON parameter); text is cut to its column's length.
+ *
+ * @example
+ * const journal = new PostgresDeliveryJournal({ pool });
+ * await journal.ensureSchema();
+ * createWebhookReceiver({ source: "qris", verify, idempotency: { store }, journal });
+ */
+export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJournal {
+  /** `"postgres"`. */
+  readonly kind = "postgres";
+  /** The receiver's journal stage, brought by the journal. */
+  readonly journalStage = journalStage;
+  /** Whether entries' bodies are stored. */
+  readonly recordBodies: boolean;
+  /** Which process writes, when the option named one. */
+  readonly instance?: string;
+  readonly #binding: SqlBinding<Tx> | undefined;
+  readonly #connection: PgQueryable | undefined;
+  readonly #schema: string[];
+  readonly #retentionMs: number;
+  readonly #buffer: WriteBehind<JournalRow>;
+  readonly #sql: Record<"insert" | "insertRun" | "runs" | "counts" | "lastSuccess" | "sweep" | "sweepRuns", string>;
+  readonly #table: string;
+
+  constructor(options: PostgresDeliveryJournalOptions<Tx>) {
+    const { pool, client, binding } = options ?? {};
+    if ([pool, client, binding].filter((given) => given !== undefined).length !== 1) {
+      throw new TypeError("PostgresDeliveryJournal: pass one of binding, pool (a pg Pool) or client (one connection)");
+    }
+    if (binding !== undefined) {
+      if (typeof binding.query !== "function") {
+        throw new TypeError(
+          "PostgresDeliveryJournal: binding must come from a kirimbayar binding (e.g. prismaBinding)",
+        );
+      }
+      assertBindingDialect("postgres", binding);
+    }
+    const connection = pool ?? client;
+    if (connection !== undefined && typeof connection.query !== "function") {
+      throw new TypeError("PostgresDeliveryJournal: pool or client must have query(text, values)");
+    }
+    this.#binding = binding;
+    this.#connection = connection;
+    this.recordBodies = options.recordBodies === true;
+    if (options.instance !== undefined) this.instance = options.instance;
+    this.#retentionMs = options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+    if (!Number.isFinite(this.#retentionMs) || this.#retentionMs <= 0) {
+      throw new TypeError("PostgresDeliveryJournal: retentionMs must be a positive number");
+    }
+    const table = options.table ?? DEFAULT_POSTGRES_JOURNAL_TABLE;
+    this.#table = table;
+    this.#schema = postgresJournalSchema(table);
+    const t = quotedJournalTable(table);
+    const runs = quotedJournalTable(runsTableOf(table));
+    const types = JOURNAL_COLUMNS.map((column) => `${column} ${RECORD_TYPES[column]}`).join(", ");
+    this.#sql = {
+      // The whole batch is one JSON parameter: one statement text whatever its size, values never in the SQL.
+      insert: `INSERT INTO ${t} (${JOURNAL_COLUMNS.join(", ")})
+SELECT ${JOURNAL_COLUMNS.map((column) => `i.${column}`).join(", ")} FROM json_to_recordset($1::json) AS i(${types})`,
+      insertRun: `INSERT INTO ${runs} (started_at, finished_at, reference_count, outcomes, instance)
+VALUES ($1::timestamptz, $2::timestamptz, $3::integer, $4::jsonb, $5)`,
+      runs: `SELECT id, (extract(epoch FROM started_at) * 1000)::float8 AS started_ms,
+  (extract(epoch FROM finished_at) * 1000)::float8 AS finished_ms, reference_count, outcomes::text AS outcomes, instance
+FROM ${runs} ORDER BY finished_at DESC, id DESC LIMIT $1`,
+      counts: `SELECT source, count(*)::int AS deliveries,
+  count(*) FILTER (WHERE http_status >= 500)::int AS failures,
+  count(*) FILTER (WHERE http_status >= 400 AND http_status < 500 AND http_status <> 409)::int AS refused,
+  count(*) FILTER (WHERE outcome IN ('duplicate', 'in_progress'))::int AS duplicates
+FROM ${t} WHERE at >= $1::timestamptz GROUP BY source`,
+      // One index probe per source (source, at): the last success even when it is older than the window.
+      lastSuccess: `SELECT s.source, (SELECT (extract(epoch FROM max(j.at)) * 1000)::float8 FROM ${t} j
+  WHERE j.source = s.source AND j.origin = 'webhook' AND j.http_status BETWEEN 200 AND 299) AS last_ms
+FROM (VALUES ${JOURNAL_SOURCES.map((source) => `('${source}')`).join(", ")}) AS s(source)`,
+      sweep: `WITH gone AS (DELETE FROM ${t} WHERE id IN (SELECT id FROM ${t} WHERE at < $1::timestamptz LIMIT $2) RETURNING 1)
+SELECT count(*)::int AS n FROM gone`,
+      sweepRuns: `WITH gone AS (DELETE FROM ${runs} WHERE id IN (SELECT id FROM ${runs} WHERE finished_at < $1::timestamptz LIMIT $2) RETURNING 1)
+SELECT count(*)::int AS n FROM gone`,
+    };
+    this.#buffer = new WriteBehind(
+      (rows) => this.#insert(rows),
+      options.batching ?? {},
+      (error) => {
+        options.onError?.(error);
+      },
+    );
+  }
+
+  /** Creates both tables and their indexes if they do not exist (the shipped migration does the same). */
+  async ensureSchema(): Promise<void> {
+    for (const text of this.#schema) await this.#run(text, []);
+  }
+
+  /** Entries dropped since the journal was built because its batching buffer was full. */
+  get dropped(): number {
+    return this.#buffer.dropped;
+  }
+
+  /**
+   * Records entries: through `transaction` when it is a transaction of this journal's connection kind (the binding's
+   * `Tx`, or a `pg` client holding one), else batched. Rejects with a `DeliveryJournalWriteError` when they could not
+   * be written (no value of the entries is in it).
+   */
+  record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
+    const rows = entries.map((entry) => rowOf(entry, this.recordBodies));
+    if (transaction !== undefined && transaction !== null && this.#canWriteThrough(transaction)) {
+      return this.#insertThrough(rows, transaction);
+    }
+    return this.#buffer.add(rows);
+  }
+
+  async search(query: JournalQuery): Promise<JournalEntry[]> {
+    const q = normalizeQuery(query);
+    const values: unknown[] = [];
+    const param = (value: unknown) => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where: string[] = [];
+    if (q.reference !== undefined) {
+      const reference = param(q.reference);
+      const key = param(q.key);
+      where.push(
+        `(qris_history_id = ${reference} OR payment_id = ${reference} OR order_id = ${reference} OR order_no = ${reference} OR cnote = ${reference} OR idempotency_key = ${key})`,
+      );
+    }
+    if (q.source !== undefined) where.push(`source = ${param(q.source)}`);
+    if (q.since !== undefined) where.push(`at >= ${param(iso(q.since))}::timestamptz`);
+    if (q.before !== undefined) where.push(`at < ${param(iso(q.before))}::timestamptz`);
+    if (q.outcomes !== undefined) {
+      where.push(q.outcomes.length === 0 ? "false" : `outcome IN (${q.outcomes.map((o) => param(o)).join(", ")})`);
+    }
+    const sql = `SELECT ${SELECTED} FROM ${quotedJournalTable(this.#table)}${
+      where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""
+    } ORDER BY at DESC, id DESC LIMIT ${param(q.limit)}`;
+    return (await this.#run(sql, values)).map(entryOf);
+  }
+
+  async summarize(since: number): Promise<JournalSourceSummary[]> {
+    const counts = await this.#run(this.#sql.counts, [iso(since)]);
+    const last = await this.#run(this.#sql.lastSuccess, []);
+    return summariesOf(counts, last);
+  }
+
+  async recordReconcileRun(run: JournalReconcileRun): Promise<void> {
+    try {
+      await this.#run(this.#sql.insertRun, [
+        iso(run.startedAt),
+        iso(run.finishedAt),
+        Math.max(0, Math.round(Number(run.references) || 0)),
+        outcomesJson(run),
+        storable(run.instance, 128) ?? "",
+      ]);
+    } catch (error) {
+      throw writeFailed("PostgreSQL journal", "reconcile run insert", error);
+    }
+  }
+
+  async reconcileRuns(limit = 20): Promise<JournalReconcileRun[]> {
+    const bounded = Number.isFinite(limit) ? Math.min(1_000, Math.max(1, Math.floor(limit))) : 20;
+    return (await this.#run(this.#sql.runs, [bounded])).map(reconcileRunOf);
+  }
+
+  /** Deletes entries (and reconcile runs) older than the retention, 5,000 rows per statement; returns the entries. */
+  async deleteExpired(): Promise<number> {
+    const cutoff = iso(Date.now() - this.#retentionMs);
+    let deleted = 0;
+    for (let round = 0; round < SWEEP_ROUNDS; round++) {
+      const n = Number((await this.#run(this.#sql.sweep, [cutoff, SWEEP_BATCH]))[0]?.n ?? 0);
+      deleted += n;
+      if (n < SWEEP_BATCH) break;
+    }
+    for (let round = 0; round < SWEEP_ROUNDS; round++) {
+      const n = Number((await this.#run(this.#sql.sweepRuns, [cutoff, SWEEP_BATCH]))[0]?.n ?? 0);
+      if (n < SWEEP_BATCH) break;
+    }
+    return deleted;
+  }
+
+  /** Writes the entries still buffered now (the timer would within `flushIntervalMs`). */
+  flush(): Promise<void> {
+    return this.#buffer.flush();
+  }
+
+  /** Writes what is still buffered; later `record()` calls reject. The connection you passed stays open. */
+  close(): Promise<void> {
+    return this.#buffer.close();
+  }
+
+  #canWriteThrough(transaction: unknown): boolean {
+    // A binding's Tx is whatever its library hands out; without a binding, a pg client holding the transaction.
+    return this.#binding !== undefined || typeof (transaction as Partial<PgQueryable>).query === "function";
+  }
+
+  // A failed insert fails the delivery's transaction: the receiver then runs the delivery again without the journal
+  // in it and records the entry outside (see DeliveryJournal.record), so no savepoint is needed.
+  async #insertThrough(rows: JournalRow[], transaction: unknown): Promise<void> {
+    try {
+      await this.#run(this.#sql.insert, [batchJson(rows)], transaction as Tx & PgQueryable);
+    } catch (error) {
+      throw writeFailed("PostgreSQL journal", "insert", error);
+    }
+  }
+
+  async #insert(rows: JournalRow[]): Promise<void> {
+    try {
+      await this.#run(this.#sql.insert, [batchJson(rows)]);
+    } catch (error) {
+      throw writeFailed("PostgreSQL journal", "insert", error);
+    }
+  }
+
+  async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable): Promise<Record<string, unknown>[]> {
+    if (this.#binding !== undefined) {
+      return (await this.#binding.query(sql, values, tx)).rows as Record<string, unknown>[];
+    }
+    const on = tx ?? (this.#connection as PgQueryable);
+    return (await on.query(sql, values)).rows;
+  }
+}
+
+// json_to_recordset's column types (the table's own types, so the insert casts nothing twice).
+const RECORD_TYPES: Record<(typeof JOURNAL_COLUMNS)[number], string> = {
+  at: "timestamptz",
+  source: "text",
+  origin: "text",
+  event: "text",
+  state: "text",
+  qris_history_id: "text",
+  payment_id: "text",
+  order_id: "text",
+  order_no: "text",
+  cnote: "text",
+  idempotency_key: "text",
+  attempt: "integer",
+  http_status: "integer",
+  outcome: "text",
+  handler_ms: "double precision",
+  error: "text",
+  instance: "text",
+  body: "text",
+};
+
+function batchJson(rows: readonly JournalRow[]): string {
+  return JSON.stringify(rows.map((row) => ({ ...row, at: iso(row.at) })));
+}
+
+/** Epoch ms as an ISO string PostgreSQL reads exactly; out-of-range times are clamped. */
+function iso(ms: number): string {
+  const clamped = Math.min(253_402_300_799_000, Math.max(0, Number.isFinite(ms) ? ms : 0));
+  return new Date(clamped).toISOString();
+}

@@ -1,0 +1,1 @@
+export { RedisDeliveryJournal, type RedisDeliveryJournalOptions } from "./journal.js";

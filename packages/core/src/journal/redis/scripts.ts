@@ -1,0 +1,49 @@
+// The Redis journal's scripts: a batch is written in one round trip, atomically (stream entry, reference indexes,
+// last success), and a search by reference reads the index and the stream entries in one more.
+
+/**
+ * Writes a batch. KEYS[1] the stream; ARGV: maxlen, ttl ms, index prefix, per-reference cap, then per entry: its
+ * JSON, its `at`, the source whose last success it is (`""` when none), the number of references, the references.
+ * Every key shares the prefix's hash tag (one Redis Cluster slot).
+ */
+export const WRITE_SCRIPT = `
+local maxlen, ttl, prefix, cap = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local i = 5
+while i <= #ARGV do
+  local json, at, success, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', maxlen, '*', 'e', json)
+  for r = 1, n do
+    local index = prefix .. 'ref:' .. ARGV[i + 3 + r]
+    redis.call('ZADD', index, at, id)
+    if redis.call('ZCARD', index) > cap then redis.call('ZREMRANGEBYRANK', index, 0, -(cap + 1)) end
+    redis.call('PEXPIRE', index, ttl)
+  end
+  if success ~= '' then
+    local last = prefix .. 'last:' .. success
+    if tonumber(redis.call('GET', last) or '0') < tonumber(at) then redis.call('SET', last, at, 'PX', ttl) end
+  end
+  i = i + 4 + n
+end
+return 1`;
+
+/**
+ * Reads the entries an index names, newest first. KEYS[1] the stream, KEYS[2..] the indexes; ARGV: max score,
+ * min score, how many ids per index. Answers id, JSON, id, JSON …; ids the capped stream dropped are skipped.
+ */
+export const SEARCH_SCRIPT = `
+local out = {}
+local seen = {}
+for k = 2, #KEYS do
+  local ids = redis.call('ZREVRANGEBYSCORE', KEYS[k], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
+  for _, id in ipairs(ids) do
+    if not seen[id] then
+      seen[id] = true
+      local found = redis.call('XRANGE', KEYS[1], id, id)
+      if found[1] then
+        out[#out + 1] = id
+        out[#out + 1] = found[1][2][2]
+      end
+    end
+  end
+end
+return out`;
