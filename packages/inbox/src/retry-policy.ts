@@ -11,12 +11,18 @@ export interface InboxRetryPolicy {
 /** {@link InboxRetryPolicy} with every default filled in. */
 export type ResolvedRetryPolicy = Required<InboxRetryPolicy>;
 
+/** The retry policy an inbox uses where its options leave one out: from 1 s, at most 1 hour apart, for 72 hours. */
 export const DEFAULT_RETRY_POLICY: ResolvedRetryPolicy = {
   baseDelayMs: 1_000,
   maxDelayMs: 60 * 60_000,
   periodMs: 72 * 60 * 60_000,
 };
 
+/**
+ * `policy` with every missing field taken from {@link DEFAULT_RETRY_POLICY}.
+ *
+ * @throws TypeError when a field is not a positive, finite number of milliseconds.
+ */
 export function resolveRetryPolicy(policy: InboxRetryPolicy = {}): ResolvedRetryPolicy {
   const resolved = { ...DEFAULT_RETRY_POLICY, ...policy };
   for (const [name, value] of Object.entries(resolved)) {

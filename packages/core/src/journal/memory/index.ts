@@ -30,8 +30,9 @@ export interface MemoryDeliveryJournalOptions {
 export const DEFAULT_JOURNAL_MAX_ENTRIES = 10_000;
 /** Default retention of every journal: 7 days. */
 export const DEFAULT_JOURNAL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** Default and largest `limit` of a journal search. */
+/** Default `limit` of a journal search. */
 export const DEFAULT_JOURNAL_SEARCH_LIMIT = 100;
+/** Largest `limit` of a journal search: a larger one is lowered to it. */
 export const MAX_JOURNAL_SEARCH_LIMIT = 1_000;
 const MAX_RECONCILE_RUNS = 1_000;
 const SOURCES: readonly WebhookSource[] = ["qris", "payment", "orders"];
