@@ -53,7 +53,7 @@ export class KeyedBatcher<Input extends { readonly key: string }, Row> {
   /**
    * @param run runs one batch; resolves to the result rows by key (a key without a row gets `undefined`).
    * @param lateRow gets each row of a batch that answered after its calls already failed with
-   *   a `BatchTimeoutError` (internal, not exported): the statement did take effect, and its caller was told it did not.
+   *   `BatchTimeoutError` (internal): the statement did take effect, and its caller was told it did not.
    */
   constructor(
     private readonly run: (inputs: Input[]) => PromiseLike<ReadonlyMap<string, Row>>,
