@@ -16,7 +16,7 @@ export interface PublishedPackage {
   peerDependencies: Record<string, string>;
 }
 
-export const publishedPackageDirs = ["core", "express", "fastify", "hono", "inbox", "nestjs", "testing"];
+export const publishedPackageDirs = ["console", "core", "express", "fastify", "hono", "inbox", "nestjs", "testing"];
 
 export function readPublishedPackages(): PublishedPackage[] {
   return publishedPackageDirs.map((folder) => {
