@@ -11,6 +11,7 @@ import {
   type JournalRow,
   normalizeQuery,
   outcomesJson,
+  REFERENCE_FIELDS,
   reconcileRunOf,
   rowOf,
   storable,
@@ -183,23 +184,29 @@ SELECT count(*)::int AS n FROM gone`,
       values.push(value);
       return `$${values.length}`;
     };
-    const where: string[] = [];
+    const filters: string[] = [];
+    if (q.source !== undefined) filters.push(`source = ${param(q.source)}`);
+    if (q.since !== undefined) filters.push(`at >= ${param(iso(q.since))}::timestamptz`);
+    if (q.before !== undefined) filters.push(`at < ${param(iso(q.before))}::timestamptz`);
+    if (q.outcomes !== undefined) {
+      filters.push(q.outcomes.length === 0 ? "false" : `outcome IN (${q.outcomes.map((o) => param(o)).join(", ")})`);
+    }
+    const limit = param(q.limit);
+    const table = quotedJournalTable(this.#table);
+    const select = (match: string | undefined) => {
+      const where = match === undefined ? filters : [match, ...filters];
+      return `SELECT ${SELECTED} FROM ${table}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY at DESC, id DESC LIMIT ${limit}`;
+    };
+    let sql = select(undefined);
     if (q.reference !== undefined) {
+      // One branch per indexed column, each an index range newest first: O(matches), where an OR of six columns
+      // may be planned as a backward scan of the time index that filters every row. UNION keeps a row once.
       const reference = param(q.reference);
       const key = param(q.key);
-      where.push(
-        `(qris_history_id = ${reference} OR payment_id = ${reference} OR order_id = ${reference} OR order_no = ${reference} OR cnote = ${reference} OR idempotency_key = ${key})`,
-      );
+      const branches = [...REFERENCE_FIELDS.map((column) => `${column} = ${reference}`), `idempotency_key = ${key}`];
+      sql = `SELECT * FROM (${branches.map((match) => `(${select(match)})`).join(" UNION ")}) AS found
+ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
     }
-    if (q.source !== undefined) where.push(`source = ${param(q.source)}`);
-    if (q.since !== undefined) where.push(`at >= ${param(iso(q.since))}::timestamptz`);
-    if (q.before !== undefined) where.push(`at < ${param(iso(q.before))}::timestamptz`);
-    if (q.outcomes !== undefined) {
-      where.push(q.outcomes.length === 0 ? "false" : `outcome IN (${q.outcomes.map((o) => param(o)).join(", ")})`);
-    }
-    const sql = `SELECT ${SELECTED} FROM ${quotedJournalTable(this.#table)}${
-      where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""
-    } ORDER BY at DESC, id DESC LIMIT ${param(q.limit)}`;
     return (await this.#run(sql, values)).map(entryOf);
   }
 
