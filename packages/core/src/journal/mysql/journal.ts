@@ -235,7 +235,7 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
     const bounded = Number.isFinite(limit) ? Math.min(1_000, Math.max(1, Math.floor(limit))) : 20;
     const { rows } = await this.#run(
       `SELECT id, ${epochMs("started_at")} AS started_ms, ${epochMs("finished_at")} AS finished_ms, reference_count,
-  outcomes, instance FROM ${this.#runs} ORDER BY finished_at DESC, id DESC LIMIT ${bounded}`,
+  outcomes, instance FROM ${this.#runs} ORDER BY started_at DESC, id DESC LIMIT ${bounded}`,
       [],
     );
     return rows.map(reconcileRunOf);

@@ -130,7 +130,7 @@ SELECT ${JOURNAL_COLUMNS.map((column) => `i.${column}`).join(", ")} FROM json_to
 VALUES ($1::timestamptz, $2::timestamptz, $3::integer, $4::jsonb, $5)`,
       runs: `SELECT id, (extract(epoch FROM started_at) * 1000)::float8 AS started_ms,
   (extract(epoch FROM finished_at) * 1000)::float8 AS finished_ms, reference_count, outcomes::text AS outcomes, instance
-FROM ${runs} ORDER BY finished_at DESC, id DESC LIMIT $1`,
+FROM ${runs} ORDER BY started_at DESC, id DESC LIMIT $1`,
       counts: `SELECT source, count(*)::int AS deliveries,
   count(*) FILTER (WHERE http_status >= 500)::int AS failures,
   count(*) FILTER (WHERE http_status >= 400 AND http_status < 500 AND http_status <> 409)::int AS refused,

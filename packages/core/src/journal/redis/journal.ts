@@ -200,7 +200,7 @@ export class RedisDeliveryJournal implements DeliveryJournal {
     const runs = (Array.isArray(reply) ? reply : [])
       .map((raw) => JSON.parse(String(raw)) as JournalReconcileRun)
       .filter((run) => run.finishedAt >= oldest);
-    runs.sort((a, b) => b.finishedAt - a.finishedAt);
+    runs.sort((a, b) => b.startedAt - a.startedAt);
     return runs.slice(0, bounded);
   }
 
