@@ -78,44 +78,44 @@ export interface WebhookConsoleOptions {
    * The idempotency store of each source: the timeline shows the current record of an event's key through the
    * store's `inspect(key)` where it has one (never the raw store).
    */
-  stores?: PerSource<IdempotencyStore>;
+  stores?: PerSource<IdempotencyStore> | undefined;
   /** The inbox of each source (inbox-mode receivers): depth, oldest waiting event, dead letters and their replay. */
-  inboxes?: PerSource<ConsoleInbox>;
+  inboxes?: PerSource<ConsoleInbox> | undefined;
   /** The reconciler: enables "reconcile this reference now" for QR and payment-gateway payments. */
-  reconciler?: ConsoleReconciler;
+  reconciler?: ConsoleReconciler | undefined;
   /**
    * The key CSRF tokens are signed with (HMAC-SHA-256), at least 32 characters or bytes. Default: random per
    * process, so tokens stop working on a restart and on another instance: give every instance the same secret
    * when a load balancer may send a form's POST to another instance than its page.
    */
-  secret?: string | Uint8Array;
+  secret?: string | Uint8Array | undefined;
   /** How long a page's forms stay usable (ms; default 2 hours). */
-  csrfTtlMs?: number;
+  csrfTtlMs?: number | undefined;
   /**
    * Origins that may POST the console's forms besides the request's own (`https://shop.example`): when a proxy in
    * front of the app changes the scheme or host the app sees.
    */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
   /** Sent as `WWW-Authenticate` with a 401, e.g. `'Basic realm="console"'` when `authorize` checks Basic auth. */
-  unauthorizedChallenge?: string;
+  unauthorizedChallenge?: string | undefined;
   /** Title of the pages (default `"Webhook console"`). */
-  title?: string;
+  title?: string | undefined;
   /**
    * The sources the shop receives webhooks from: each gets a card on the overview, with a warning when it was
    * silent. Default: the sources of `stores` and `inboxes`, plus any the journal saw in the last 24 hours.
    */
-  sources?: readonly WebhookSource[];
+  sources?: readonly WebhookSource[] | undefined;
   /** A source without a successful webhook delivery for this long is flagged as silent (ms; default 3 hours). */
-  silentAfterMs?: number;
+  silentAfterMs?: number | undefined;
   /** Secret values (API keys, callback keys, webhook tokens) scrubbed from anything shown, on top of the usual names. */
-  secrets?: readonly string[];
+  secrets?: readonly string[] | undefined;
   /** Epoch milliseconds; default `Date.now`. */
-  clock?: () => number;
+  clock?: (() => number) | undefined;
   /**
    * Told when a part of a page could not be read (the journal, an inbox, a store) or an action failed; the page
    * itself only says that it failed, never why. Default: nothing.
    */
-  onError?: (error: unknown, context: { readonly operation: string }) => void;
+  onError?: ((error: unknown, context: { readonly operation: string }) => void) | undefined;
 }
 
 /** The console: a Web `Request → Response` handler for everything under {@link WebhookConsole.basePath}. */
