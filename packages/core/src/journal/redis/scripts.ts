@@ -8,6 +8,7 @@
  */
 export const WRITE_SCRIPT = `
 local maxlen, ttl, prefix, cap = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local last = {}
 local i = 5
 while i <= #ARGV do
   local json, at, success, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
@@ -15,14 +16,15 @@ while i <= #ARGV do
   for r = 1, n do
     local index = prefix .. 'ref:' .. ARGV[i + 3 + r]
     redis.call('ZADD', index, at, id)
-    if redis.call('ZCARD', index) > cap then redis.call('ZREMRANGEBYRANK', index, 0, -(cap + 1)) end
+    redis.call('ZREMRANGEBYRANK', index, 0, -(cap + 1))
     redis.call('PEXPIRE', index, ttl)
   end
-  if success ~= '' then
-    local last = prefix .. 'last:' .. success
-    if tonumber(redis.call('GET', last) or '0') < tonumber(at) then redis.call('SET', last, at, 'PX', ttl) end
-  end
+  if success ~= '' and (last[success] == nil or last[success] < tonumber(at)) then last[success] = tonumber(at) end
   i = i + 4 + n
+end
+for source, at in pairs(last) do
+  local key = prefix .. 'last:' .. source
+  if tonumber(redis.call('GET', key) or '0') < at then redis.call('SET', key, string.format('%d', at), 'PX', ttl) end
 end
 return 1`;
 
