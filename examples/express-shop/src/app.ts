@@ -1,5 +1,5 @@
 import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
-import { createWebhookRouter } from "@kirimbayar/express";
+import { consoleRouter, createWebhookRouter } from "@kirimbayar/express";
 import express, { type ErrorRequestHandler, type Express } from "express";
 
 /** Answers a {@link ShopError} (or a kirimbayar client error) with its status; anything else is a 500. */
@@ -33,6 +33,8 @@ export function createApp(runtime: ShopRuntime): Express {
   app.disable("x-powered-by");
 
   app.use("/webhooks", createWebhookRouter(runtime.receivers));
+  // The webhook console (behind its password): every delivery's story, dead letters, replay and reconcile.
+  app.use(runtime.console.basePath, consoleRouter(runtime.console));
   app.use(express.json({ limit: "100kb" }));
 
   // Express 5 passes a rejected promise to the error handler below, so the routes can simply be async.

@@ -1,5 +1,5 @@
 import { type Shop, ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
-import { createWebhookPlugin, kirimbayarClients } from "@kirimbayar/fastify";
+import { consolePlugin, createWebhookPlugin, kirimbayarClients } from "@kirimbayar/fastify";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
 
 /** The status of one of Fastify's own refusals (they carry a 4xx `statusCode`), else `undefined`. */
@@ -94,6 +94,8 @@ export function createApp(runtime: ShopRuntime): FastifyInstance {
   );
   // POST /webhooks/qris?token=…   POST /webhooks/payment   POST|PUT /webhooks/orders?token=…
   app.register(createWebhookPlugin(runtime.receivers), { prefix: "/webhooks" });
+  // The webhook console (behind its password) at /kirimbayar/console: every delivery's story, dead letters, replay.
+  app.register(consolePlugin, { console: runtime.console });
   app.register(shopRoutes, { shop: runtime.shop });
   return app;
 }

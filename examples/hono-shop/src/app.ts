@@ -1,5 +1,5 @@
 import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
-import { createWebhookApp } from "@kirimbayar/hono";
+import { consoleApp, createWebhookApp } from "@kirimbayar/hono";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
@@ -25,6 +25,8 @@ export function createApp(runtime: ShopRuntime): Hono {
   const app = new Hono();
 
   app.route("/webhooks", createWebhookApp(runtime.receivers));
+  // The webhook console (behind its password): every delivery's story, dead letters, replay and reconcile.
+  app.route(runtime.console.basePath, consoleApp(runtime.console));
 
   app.get("/shipping/destinations", async (c) => c.json({ data: await shop.searchDestinations(c.req.query()) }));
   app.post("/shipping/quote", async (c) => c.json({ data: await shop.quote(await jsonBody(c)) }));

@@ -1,14 +1,19 @@
+import type { WebhookConsole } from "@kirimbayar/console";
+import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import {
+  createShopConsole,
   type OrderRepository,
   pendingPaymentReferences,
   Shop,
   type ShopConfig,
   ShopWebhookHandlers,
+  shopSecrets,
   shopVerifiers,
 } from "@kirimbayar/example-shop-domain";
 import {
   KirimbayarModule,
   type KirimbayarModuleOptions,
+  KirimbayarReconciler,
   PaymentGatewayClient,
   QrisClient,
   ShippingClient,
@@ -19,7 +24,7 @@ import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import { CONSOLE_LINKS, ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -59,13 +64,44 @@ class ShopInfrastructureModule {
   }
 }
 
+/** What the webhook console needs that Nest creates later: the module's reconciler, once it is injected. */
+interface ConsoleLinks {
+  reconciler?: KirimbayarReconciler;
+}
+
 /**
- * The kirimbayar part of the shop: API clients injectable by class, and the webhook controller at
- * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops.
+ * The shop's webhook console, built before the modules (the `console` option is read when the module is defined):
+ * the journal the receivers write, and "reconcile now" through the module's reconciler once Nest made it.
  */
-function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): DynamicModule {
+function shopConsole(config: ShopConfig, journal: DeliveryJournal, links: ConsoleLinks): WebhookConsole {
+  return createShopConsole({
+    journal,
+    password: config.console.password,
+    reconciler: {
+      reconcile: (references) =>
+        links.reconciler === undefined
+          ? Promise.reject(new Error("the reconciler is not ready yet"))
+          : links.reconciler.reconcile(references),
+    },
+    secrets: shopSecrets(config),
+  });
+}
+
+/**
+ * The kirimbayar part of the shop: API clients injectable by class, the webhook controller at
+ * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled,
+ * and the webhook console at `/kirimbayar/console`.
+ */
+function kirimbayarModule(
+  config: ShopConfig,
+  options: ShopModuleOptions,
+  journal: DeliveryJournal,
+  webConsole: WebhookConsole,
+): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
+    // Behind the console's own password (HTTP Basic); an app with its own login would add `guards: [AuthGuard]`.
+    console: { handler: webConsole },
     provideClients: [
       "shipping",
       "qris",
@@ -81,7 +117,7 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
       });
       // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
       // as ctx.transaction, and the order update commits together with the event's record.
-      const idempotencyOption = { idempotency: { store: database.store, transactional: true } };
+      const idempotencyOption = { idempotency: { store: database.store, transactional: true }, journal };
       return {
         clients: {
           shipping: { apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption },
@@ -114,9 +150,12 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions): Dynam
 export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());
+    const journal = new MemoryDeliveryJournal();
+    const links: ConsoleLinks = {};
+    const webConsole = shopConsole(config, journal, links);
     return {
       module: ShopModule,
-      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options)],
+      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal, webConsole)],
       controllers: [ShippingController, OrdersController],
       providers: [
         {
@@ -146,6 +185,12 @@ export class ShopModule {
           useFactory: (orders: OrderRepository) => new ShopWebhookHandlers(orders, now),
         },
         WebhookEvents,
+        // Hands the module's reconciler to the console once Nest has made it.
+        {
+          provide: CONSOLE_LINKS,
+          inject: [KirimbayarReconciler],
+          useFactory: (reconciler: KirimbayarReconciler) => Object.assign(links, { reconciler }),
+        },
       ],
       exports: [SHOP, SHOP_WEBHOOK_HANDLERS],
     };

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 
 const url = (name: string) =>
@@ -66,6 +67,11 @@ export const shopEnvSchema = z.object({
       error: "DATABASE_URL must be a postgres://, postgresql://, mysql:// or mariadb:// URL",
     })
     .optional(),
+  /**
+   * The password of the webhook console at `/kirimbayar/console` (user `operator`); without it a random one is made
+   * at start and printed.
+   */
+  KIRIMBAYAR_CONSOLE_PASSWORD: secret("KIRIMBAYAR_CONSOLE_PASSWORD", 12).optional(),
   /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
 });
@@ -87,6 +93,8 @@ export interface ShopConfig {
   databaseUrl: string | undefined;
   /** Interval of the payment reconciliation in ms; `0` when it is off. */
   reconcileEveryMs: number;
+  /** The webhook console's password; `generated` when it was made at start (print it, it is nowhere else). */
+  console: { password: string; generated: boolean };
 }
 
 /**
@@ -170,5 +178,9 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
     database: e.SHOP_DATABASE ?? (e.DATABASE_URL === undefined ? "memory" : "postgres"),
     databaseUrl: e.DATABASE_URL,
     reconcileEveryMs: e.SHOP_RECONCILE_EVERY_MS,
+    console:
+      e.KIRIMBAYAR_CONSOLE_PASSWORD === undefined
+        ? { password: randomBytes(12).toString("base64url"), generated: true }
+        : { password: e.KIRIMBAYAR_CONSOLE_PASSWORD, generated: false },
   };
 }

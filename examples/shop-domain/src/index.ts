@@ -1,5 +1,6 @@
 // The example shop's framework-neutral logic, shared by the Express, Hono and NestJS example shops.
 export { loadShopConfig, type ShopConfig, ShopConfigError, shopEnvSchema } from "./config.js";
+export { CONSOLE_PATH, CONSOLE_USER, createShopConsole, type ShopConsoleOptions } from "./console.js";
 export { openShopDatabase, type ShopDatabase } from "./database.js";
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.js";
 export { ShopError, type ShopErrorCode, shopErrorStatus, toShopError } from "./errors.js";
@@ -38,10 +39,11 @@ export {
   type QuoteRequest,
   quoteRequestSchema,
 } from "./requests.js";
-export { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
+export { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions, shopSecrets } from "./runtime.js";
 export { type CostOption, type QuoteOption, rankCostOptions } from "./shipping-quote.js";
 export { type CreatedOrder, type DestinationView, Shop, type ShopClients, type ShopOptions } from "./shop.js";
 export {
+  consoleGreeting,
   type ListeningServer,
   type RunningShop,
   runShopFromEnv,

@@ -1,3 +1,4 @@
+import type { DeliveryJournal } from "@kirimbayar/core/journal";
 import {
   callbackKeyVerifier,
   createWebhookReceiver,
@@ -40,8 +41,8 @@ export function shopVerifiers(secrets: ShopWebhookSecrets) {
 }
 
 /**
- * Builds the three receivers with the shop's verification and one idempotency store, and connects them to the
- * shop's handlers. The Express and Hono shops mount these; the NestJS shop declares the same with decorators.
+ * Builds the three receivers with the shop's verification, one idempotency store and (for the console) the delivery
+ * journal, and connects them to the shop's handlers. The Express and Hono shops mount these; the NestJS shop declares the same with decorators.
  *
  * @example
  * const receivers = createShopReceivers(config, handlers, store);
@@ -52,20 +53,23 @@ export function createShopReceivers(
   handlers: ShopWebhookHandlers,
   store: IdempotencyStore,
   transactional?: { ordersWithin(transaction: unknown): OrderRepository },
+  journal?: DeliveryJournal,
 ): ShopReceivers {
   const verify = shopVerifiers(secrets);
   const idempotency = { store, transactional: transactional !== undefined };
+  // Every delivery's outcome, for the webhook console.
+  const journalOption = journal === undefined ? {} : { journal };
   // With transactional handlers, each webhook updates its order on the connection holding its transaction.
   const using = (ctx: WebhookContext) =>
     transactional === undefined ? handlers : handlers.within(transactional.ordersWithin(ctx.transaction));
-  const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency });
+  const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency, ...journalOption });
   qris.on("payment.success", (event, ctx) => using(ctx).qrisPaid(event, ctx.origin));
   qris.on("payment.expired", (event, ctx) => using(ctx).qrisExpired(event, ctx.origin));
 
-  const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency });
+  const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency, ...journalOption });
   payment.on("payment.callback", (callback, ctx) => using(ctx).paymentCallback(callback, ctx.origin));
 
-  const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency });
+  const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency, ...journalOption });
   orders.on("order.status", (change, ctx) => using(ctx).orderStatus(change));
   return { qris, payment, orders };
 }

@@ -1,3 +1,4 @@
+import type { WebhookConsole } from "@kirimbayar/console";
 import {
   createReconciler,
   OrderWebhookClient,
@@ -7,8 +8,10 @@ import {
   type RunningReconciler,
   ShippingClient,
 } from "@kirimbayar/core";
+import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
 import type { ShopConfig } from "./config.js";
+import { createShopConsole } from "./console.js";
 import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
@@ -46,6 +49,10 @@ export interface ShopRuntime {
    * handlers), else `"redis"` when `REDIS_URL` is set, `"memory"` otherwise.
    */
   storeKind: "redis" | "memory" | "postgres" | "pglite";
+  /** Where the receivers journal every delivery (in memory: the console shows this process's deliveries). */
+  journal: DeliveryJournal;
+  /** The webhook console, served by each framework at `console.basePath` (`/kirimbayar/console`). */
+  console: WebhookConsole;
   /** Registers the order webhook URL with the order service, when it is configured. */
   registerOrderWebhook(): Promise<string | undefined>;
   /** Asks the provider about every payment still pending, through the shop's receivers (see `createReconciler`). */
@@ -103,11 +110,13 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     database === undefined
       ? await createIdempotencyStore(config.redisUrl)
       : { store: database.store, kind: database.kind, close: () => database.close() };
+  const journal = new MemoryDeliveryJournal();
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
     idempotency.store,
     database === undefined ? undefined : { ordersWithin: (transaction) => database.ordersWithin(transaction) },
+    journal,
   );
 
   const reconciler = createReconciler({
@@ -115,6 +124,13 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     clients: { qris: clients.qris, payment: clients.payment },
   });
   let reconciling: RunningReconciler | undefined;
+  const webConsole = createShopConsole({
+    journal,
+    password: config.console.password,
+    store: idempotency.store,
+    reconciler,
+    secrets: shopSecrets(config),
+  });
 
   return {
     config,
@@ -125,6 +141,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     clients,
     store: idempotency.store,
     storeKind: idempotency.kind,
+    journal,
+    console: webConsole,
     async registerOrderWebhook() {
       if (clients.orderWebhook === undefined) return undefined;
       const url = webhookUrls(options.publicBaseUrl(), config.webhookSecret).orders;
@@ -141,7 +159,20 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     },
     async close() {
       await reconciling?.stop();
+      await journal.close();
       await idempotency.close();
     },
   };
+}
+
+/** Every secret of the configuration: the console scrubs them from anything it shows. */
+export function shopSecrets(config: ShopConfig): string[] {
+  return [
+    config.webhookSecret,
+    config.payment.callbackApiKey,
+    config.payment.apiKey,
+    config.qris.apiKey,
+    config.shipping.apiKey,
+    ...(config.orders === undefined ? [] : [config.orders.apiKey]),
+  ];
 }

@@ -1,4 +1,5 @@
 import { loadShopConfig, type ShopConfig, ShopConfigError } from "./config.js";
+import { CONSOLE_PATH, CONSOLE_USER } from "./console.js";
 import { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
 
 /** A running shop, as the Express and Hono examples' `startShop` returns it. */
@@ -78,6 +79,7 @@ export async function runShopFromEnv(
   try {
     const shop = await startShop(loadShopConfig(process.env));
     console.log(`${framework} shop listening on ${shop.url} (webhook idempotency store: ${shop.runtime.storeKind})`);
+    console.log(consoleGreeting(shop.url, shop.runtime.config));
     const stop = () => {
       shop.close().then(() => process.exit(0));
     };
@@ -87,4 +89,18 @@ export async function runShopFromEnv(
     console.error(error instanceof ShopConfigError ? error.message : error);
     process.exit(1);
   }
+}
+
+/**
+ * The start-up line naming the webhook console: its URL and user, and the password when it was generated at start
+ * (it is printed nowhere else); a password from `KIRIMBAYAR_CONSOLE_PASSWORD` is never printed.
+ *
+ * @example
+ * console.log(consoleGreeting(shop.url, config)); // "Webhook console: http://127.0.0.1:3000/kirimbayar/console ..."
+ */
+export function consoleGreeting(shopUrl: string, config: ShopConfig): string {
+  const login = config.console.generated
+    ? `user ${CONSOLE_USER}, password ${config.console.password} (generated at start; set KIRIMBAYAR_CONSOLE_PASSWORD to choose one)`
+    : `user ${CONSOLE_USER}, password from KIRIMBAYAR_CONSOLE_PASSWORD`;
+  return `Webhook console: ${shopUrl}${CONSOLE_PATH} (${login})`;
 }
