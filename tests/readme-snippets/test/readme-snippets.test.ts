@@ -5,7 +5,7 @@
 // - Names that stand for the reader's own code (`markPaid`, `orders`, ...) are declared in placeholders.d.ts.
 // - A snippet whose first line is `// <file>.ts` is written under that name, so snippets of one README can import
 //   each other (`import { AppModule } from "./app.module"`).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -27,6 +27,15 @@ const READMES = [
   "packages/nestjs/README.md",
   "packages/testing/README.md",
 ];
+
+// The docs site's guides (docs/guides/**/*.md) obey the same rules: every ```ts or ```typescript block compiles.
+const GUIDES_DIR = "docs/guides";
+const GUIDES = existsSync(join(repo, GUIDES_DIR))
+  ? readdirSync(join(repo, GUIDES_DIR), { recursive: true, encoding: "utf8" })
+      .filter((path) => path.endsWith(".md"))
+      .map((path) => `${GUIDES_DIR}/${path.split("\\").join("/")}`)
+      .sort()
+  : [];
 
 // Where a fragment's missing names are looked up, first match wins; a package's own README looks in it first.
 const AUTO_IMPORT_MODULES = [
@@ -77,7 +86,11 @@ interface Snippet {
 function snippetsOf(readme: string): Snippet[] {
   const text = readFileSync(join(repo, readme), "utf8");
   const snippets: Snippet[] = [];
-  for (const match of text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)) {
+  // READMEs fence TypeScript as ```ts; guides may also write ```typescript.
+  const fence = readme.startsWith(`${GUIDES_DIR}/`)
+    ? /^```(?:ts|typescript)\n([\s\S]*?)^```$/gm
+    : /^```ts\n([\s\S]*?)^```$/gm;
+  for (const match of text.matchAll(fence)) {
     const code = match[1] ?? "";
     const line = text.slice(0, match.index).split("\n").length + 1;
     const named = /^\/\/ ([\w.-]+)\.ts\b/.exec(code);
@@ -141,12 +154,17 @@ function describeDiagnostic(diagnostic: ts.Diagnostic, snippets: Snippet[]): str
   return `${snippet.readme}:${snippet.line + line - snippet.prelude.length}: ${message}`;
 }
 
-describe("README snippets", () => {
-  const snippets = READMES.flatMap(snippetsOf);
+describe("README and guide snippets", () => {
+  const snippets = [...READMES, ...GUIDES].flatMap(snippetsOf);
 
   it("finds the snippets (a fence change must not silently skip them all)", () => {
     expect(snippets.length).toBeGreaterThanOrEqual(20);
     for (const readme of READMES) expect(snippets.some((s) => s.readme === readme)).toBe(true);
+  });
+
+  it("finds the guides' snippets (the docs site shows them: they must compile too)", () => {
+    expect(GUIDES.length).toBeGreaterThanOrEqual(1);
+    expect(snippets.filter((s) => s.readme.startsWith(`${GUIDES_DIR}/`)).length).toBeGreaterThanOrEqual(1);
   });
 
   it("type-check against the built packages", () => {
