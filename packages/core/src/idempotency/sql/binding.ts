@@ -40,8 +40,12 @@ export interface SqlBinding<Tx> {
   /**
    * Runs one statement written with the database's native placeholders (`$1`, `$2` … on PostgreSQL, `?` on MySQL and
    * MariaDB): on `tx` when given, else on the library's own pool, outside any transaction.
+   *
+   * `statementName`, when given, is a name unique to this statement's text (the store's transactional claim on
+   * PostgreSQL): a binding whose driver can keep a statement parsed and planned per connection (`pg`'s named
+   * statements) may send it under that name; any other binding ignores it.
    */
-  query(sql: string, params: readonly unknown[], tx?: Tx): PromiseLike<SqlResult>;
+  query(sql: string, params: readonly unknown[], tx?: Tx, statementName?: string): PromiseLike<SqlResult>;
   /**
    * Called when the handlers ran out of time while `tx` is open, just before the store rolls it back: make sure
    * nothing the handlers send through `tx` later can commit, even a statement queued behind the rollback. Where the

@@ -19,8 +19,8 @@ interface RunnerInternals {
   isReleased: boolean;
   /** PostgreSQL: gives the `pg` PoolClient back to the pool with an error, which makes the pool close it. */
   releasePostgresConnection?: (error?: Error) => Promise<void>;
-  /** MySQL / MariaDB: the `mysql2` PoolConnection the runner holds. */
-  databaseConnection?: { destroy?: () => void };
+  /** The driver's connection the runner holds: `pg`'s PoolClient, or `mysql2`'s PoolConnection. */
+  databaseConnection?: { destroy?: () => void; query?: unknown };
 }
 
 /**
@@ -32,7 +32,9 @@ interface RunnerInternals {
  * not through the `DataSource` or an injected repository: those run on another connection, outside the delivery's
  * transaction, and commit even when the delivery is rolled back. A handler past its time limit cannot commit
  * anything: the binding closes the transaction's connection (PostgreSQL rolls back, the pool replaces it) and TypeORM
- * refuses every later statement on that `EntityManager`.
+ * refuses every later statement on that `EntityManager`. On PostgreSQL the store's transactional claim goes straight to
+ * the transaction's `pg` connection as a named statement, planned once per connection (TypeORM's runner would send
+ * it unnamed, planned on every delivery), so TypeORM's query logger does not show it.
  *
  * @example
  * import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
@@ -53,8 +55,15 @@ export function typeormBinding(dataSource: DataSource, options: TypeormBindingOp
     dialectSource: `type "${type}"`,
     transaction: (work) =>
       isolation === undefined ? dataSource.transaction(work) : dataSource.transaction(isolation, work),
-    query: async (sql, params, manager) => {
-      if (manager !== undefined) return structured(runnerOf(manager), sql, params);
+    query: async (sql, params, manager, statementName) => {
+      if (manager !== undefined) {
+        const runner = runnerOf(manager);
+        if (statementName !== undefined && type === "postgres") {
+          const named = namedOnPg(runner, statementName, sql, params);
+          if (named !== undefined) return named;
+        }
+        return structured(runner, sql, params);
+      }
       // A runner of its own, as `dataSource.query` does, for the structured result (rows and affected count).
       const runner = dataSource.createQueryRunner() as unknown as RunnerInternals;
       try {
@@ -82,6 +91,28 @@ function abandonRunner(runner: RunnerInternals): void {
   // gone, and nothing can be sent after it.
   runner.isReleased = true;
   runner.databaseConnection?.destroy?.();
+}
+
+/** The `pg` connection a PostgreSQL runner holds: it takes a named statement as a query config. */
+interface PgNamedQueryable {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows?: unknown; rowCount?: unknown }>;
+}
+
+// A statement sent under its name straight on the transaction's `pg` connection, parsed and planned once per
+// connection, as TypeORM would not (its runner sends every statement unnamed, planned on each call). `undefined`
+// when the runner holds no such connection (released: its own query then refuses, as TypeORM would).
+function namedOnPg(
+  runner: RunnerInternals,
+  name: string,
+  sql: string,
+  params: readonly unknown[],
+): Promise<SqlResult> | undefined {
+  const connection = runner.databaseConnection as Partial<PgNamedQueryable> | undefined;
+  if (runner.isReleased || typeof connection?.query !== "function") return undefined;
+  return connection.query({ name, text: sql, values: [...params] }).then((result) => ({
+    rows: Array.isArray(result.rows) ? (result.rows as Record<string, unknown>[]) : [],
+    affectedRows: typeof result.rowCount === "number" ? result.rowCount : undefined,
+  }));
 }
 
 async function structured(runner: RunnerInternals, sql: string, params: readonly unknown[]): Promise<SqlResult> {
