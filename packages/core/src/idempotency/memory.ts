@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import type { IdempotencyRecordView } from "../journal/types.js";
 import type { ClaimResult, IdempotencyStore } from "./types.js";
 
 /** Options of {@link MemoryIdempotencyStore}. */
@@ -85,6 +86,19 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     record.failedAttempts++;
     record.expiresAt = now + retentionMs;
     return true;
+  }
+
+  /** The console's view of `key`'s live record (a lease or a retention not yet over); never the owner token. */
+  inspect(key: string): IdempotencyRecordView | undefined {
+    const record = this.#live(key, this.#clock());
+    return (
+      record && {
+        key,
+        state: record.completed ? "completed" : record.owner ? "in_progress" : "released",
+        attempt: record.failedAttempts + 1,
+        expiresAt: record.expiresAt,
+      }
+    );
   }
 
   /** Number of records held (expired ones count until they are evicted or looked up). */

@@ -1,4 +1,5 @@
 import { KirimbayarError } from "../errors/base.js";
+import type { IdempotencyRecordView } from "../journal/types.js";
 
 /** A value or a promise of it: the memory store answers synchronously, Redis asynchronously. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -39,6 +40,12 @@ export interface IdempotencyStore {
   complete(key: string, owner: string, retentionMs: number): MaybeThenable<boolean>;
   /** Deletes `owner`'s claim so a retry can run, counting the failed attempt; returns whether it did. */
   release(key: string, owner: string, retentionMs: number): MaybeThenable<boolean>;
+  /**
+   * What the webhook console shows of `key`'s record: its state, attempt and deadlines, never the owner token or
+   * the raw row; `undefined` when the store holds none (or it expired). Optional: the console shows no record for a
+   * store without it.
+   */
+  inspect?(key: string): MaybePromise<IdempotencyRecordView | undefined>;
 }
 
 /**

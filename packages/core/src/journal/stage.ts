@@ -1,12 +1,25 @@
-// The receiver's journal stage: builds one JournalEntry per delivery from what the stages told its note, and writes
-// it without ever changing the delivery's answer. It comes with the journal (`DeliveryJournal.journalStage`), so a
-// receiver without a journal bundles none of this.
-import type { DeliveryContext, ReceivedDelivery } from "../webhooks/context.js";
+// The receiver's journal stage: one JournalEntry per delivery, written without ever changing the delivery's answer.
+// It comes with the journal (`DeliveryJournal.journalStage`), so a receiver without a journal bundles none of this.
+//
+// It sees a delivery at two points of the receiver: dispatch, which it wraps (every verified event, from a webhook,
+// applyEvent or an inbox worker, is journalled with its answer), and the answer of `handle()` (deliveries refused
+// before dispatch). In between it learns the claim's context, the handlers' time and their failure from the
+// handlers themselves, which it wraps (`HandlerRegistry.select`), and from the receiver's failure reports.
+import { RequestBody } from "../webhooks/body.js";
+import type { DeliveryContext } from "../webhooks/context.js";
 import type { WebhookHttpResponse } from "../webhooks/contract.js";
-import type { JournalNote, JournalTap, NotedDelivery, RunnableJournalStage } from "../webhooks/pipeline/journal.js";
+import type {
+  Dispatch,
+  JournalNote,
+  JournalTap,
+  NotedDelivery,
+  RunnableJournalStage,
+} from "../webhooks/pipeline/journal.js";
 import type { FailureReports } from "../webhooks/pipeline/report.js";
 import { timeLimited } from "../webhooks/pipeline/store-operation.js";
+import { adopt } from "../webhooks/pipeline/thenable.js";
 import type { ReceiverConfig } from "../webhooks/receiver-config.js";
+import type { HandlerRegistry, WebhookHandler } from "../webhooks/registry.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
 import { redactBody, summarizeError } from "./redact.js";
@@ -35,57 +48,185 @@ export function defaultJournalInstance(): string {
   return parts.length === 0 ? "unknown" : parts.join(":");
 }
 
-// What the receiver gave the tap, shared by its notes.
-interface Tap {
-  readonly journal: DeliveryJournal;
-  readonly config: ReceiverConfig;
-  readonly reports: FailureReports;
+type Handler = WebhookHandler<unknown>;
+
+/** What a receiver's notes share. */
+class Tap implements JournalTap {
   readonly instance: string;
+  /** Notes of the events being dispatched, by event object (the handlers get that same object). */
+  readonly notes = new Map<object, Note>();
+  /** Answers that dispatch gave (and journalled): `done` skips them. */
+  readonly answered = new WeakSet<WebhookHttpResponse>();
+
+  constructor(
+    readonly journal: DeliveryJournal,
+    readonly config: ReceiverConfig,
+    readonly reports: FailureReports,
+  ) {
+    this.instance = journal.instance ?? defaultJournalInstance();
+  }
+
+  watch(dispatch: Dispatch): Dispatch & { readonly journal: JournalTap } {
+    const watched: Dispatch = (event, delivery) => {
+      const note = new Note(this, event, delivery as NotedDelivery);
+      let outcome: ReturnType<Dispatch>;
+      try {
+        outcome = dispatch(event, delivery);
+      } catch (error) {
+        note.failed(error);
+        throw error;
+      }
+      if (!(outcome instanceof Promise)) return note.answered(outcome);
+      return outcome.then(
+        (response) => note.answered(response),
+        (error: unknown) => {
+          note.failed(error);
+          throw error;
+        },
+      );
+    };
+    return Object.assign(watched, { journal: this });
+  }
+
+  done(response: WebhookHttpResponse, rawBody: unknown, origin: JournalOrigin = "webhook", attempt?: number): void {
+    if (this.answered.has(response)) return;
+    const body = bodyOf(rawBody);
+    const status = response.status;
+    // Before verification nothing in the body is trusted: a 401 keeps only what happened, not what the body says.
+    const described = status === 400 ? lenientJson(body) : undefined;
+    const entry = this.entry(status, response.body, origin, undefined, described, status === 401 ? undefined : body);
+    if (attempt !== undefined) entry.attempt = attempt;
+    const error = status === 401 ? "verification failed" : answerError(status, response.body);
+    if (error !== undefined) entry.error = error;
+    this.write(entry, status);
+  }
+
+  /** The fields every entry has, and the body when the journal keeps bodies. */
+  entry(
+    httpStatus: number,
+    answer: string,
+    origin: JournalOrigin,
+    event: unknown,
+    described: unknown,
+    body: RequestBody | undefined,
+  ): Mutable<JournalEntry> {
+    const source = this.config.source;
+    const entry: Mutable<JournalEntry> = {
+      at: this.config.clock(),
+      source,
+      origin,
+      references: referencesOf(source, event ?? described),
+      httpStatus,
+      outcome: journalOutcomeOf(httpStatus, answer),
+      instance: this.instance,
+    };
+    if (event !== undefined) {
+      entry.event = this.config.definition.eventName(event);
+      const state = stateOf(source, event);
+      if (state !== undefined) entry.state = state;
+    }
+    const text = this.journal.recordBodies === true ? body?.text() : undefined;
+    if (text !== undefined) entry.body = redactBody(text);
+    return entry;
+  }
+
+  write(entry: JournalEntry, status: number): void {
+    let written: Promise<void>;
+    try {
+      written = this.journal.record([entry]);
+    } catch (error) {
+      this.failed(error, status);
+      return;
+    }
+    Promise.resolve(written).catch((error: unknown) => this.failed(error, status));
+  }
+
+  failed(error: unknown, status: number): void {
+    const { config, reports } = this;
+    const source = config.source;
+    config.logger.error?.("Could not journal a webhook delivery; its answer is unchanged", { source, error });
+    reports.report(error, { source, stage: "journal", status }).catch(() => {});
+  }
+
+  /** Handlers that tell the note of their event when they start and settle. */
+  wrap(handlers: readonly Handler[]): Handler[] {
+    return handlers.map((handler) => (event, context) => {
+      const note = this.notes.get(event as object);
+      note?.started(context as DeliveryContext);
+      let result: unknown;
+      try {
+        result = adopt(handler(event, context));
+      } catch (error) {
+        note?.ended();
+        throw error;
+      }
+      if (!(result instanceof Promise)) {
+        note?.ended();
+        return result;
+      }
+      return result.then(
+        () => note?.ended(),
+        (error: unknown) => {
+          note?.ended();
+          throw error;
+        },
+      );
+    });
+  }
 }
 
-function journalTap(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap {
-  const tap: Tap = { journal, config, reports, instance: journal.instance ?? defaultJournalInstance() };
-  return { open: (origin, attempt) => new Note(tap, origin, attempt) };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function journalTap(
+  journal: DeliveryJournal,
+  config: ReceiverConfig,
+  reports: FailureReports,
+  registry: HandlerRegistry,
+): JournalTap {
+  const tap = new Tap(journal, config, reports);
+  // The handlers a delivery runs are wrapped on their way out of the registry, so the receiver's stages stay as
+  // they are without a journal.
+  const select = registry.select.bind(registry);
+  registry.select = (eventName, status) => tap.wrap(select(eventName, status) as readonly Handler[]) as never;
+  return tap;
 }
 
-/** One delivery's note: filled by the stages, turned into an entry once the delivery is answered. */
+/** One dispatched event: what the handlers and failure reports told, turned into an entry once it is answered. */
 class Note implements JournalNote {
   error: unknown;
-  #delivery: ReceivedDelivery | undefined;
-  #event: unknown;
   #context: DeliveryContext | undefined;
   #startedAt = 0;
   #handlerMs: number | undefined;
+  // The failure reports' slot for the event (applyEvent's own, or this note).
+  readonly #slot: { error?: unknown };
   // The processed entry went in with the transaction; a failed in-transaction write turns later ones off.
   #written = false;
   #outsideOnly = false;
 
   constructor(
     private readonly tap: Tap,
-    private readonly origin: JournalOrigin,
-    private readonly attempt: number | undefined,
-  ) {}
-
-  read(delivery: ReceivedDelivery): void {
-    this.#delivery = delivery;
-    (delivery as NotedDelivery).note = this;
+    private readonly event: unknown,
+    private readonly delivery: NotedDelivery,
+  ) {
+    delivery.journal = this;
+    const key = event as object;
+    tap.notes.set(key, this);
+    const failures = tap.reports.applyFailures;
+    const slot = failures.get(key);
+    if (slot === undefined) failures.set(key, this);
+    this.#slot = slot ?? this;
   }
 
-  saw(event: unknown): void {
-    this.#event = event;
-    // Registered like applyEvent's slot, so that FailureReports.report fills `error` for this delivery.
-    const failures = this.tap.reports.applyFailures;
-    if (typeof event === "object" && event !== null && !failures.has(event)) failures.set(event, this);
+  started(context: DeliveryContext): void {
+    // A new context is a new run (the transactional stage runs a delivery again after a failed journal write).
+    if (this.#context === context) return;
+    this.#context = context;
+    this.#startedAt = performance.now();
+    this.#handlerMs = undefined;
   }
 
-  ran(context: DeliveryContext): void {
-    if (this.#context !== context) {
-      this.#context = context;
-      this.#startedAt = performance.now();
-      this.#handlerMs = undefined;
-    } else {
-      this.#handlerMs = performance.now() - this.#startedAt;
-    }
+  ended(): void {
+    this.#handlerMs = performance.now() - this.#startedAt;
   }
 
   async inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean> {
@@ -101,89 +242,81 @@ class Note implements JournalNote {
       return true;
     } catch (error) {
       this.#outsideOnly = true;
-      this.#failed(error, 200);
+      this.tap.failed(error, 200);
       return false;
     }
   }
 
-  answered(response: WebhookHttpResponse): void {
-    const event = this.#event;
-    const failures = this.tap.reports.applyFailures;
-    if (typeof event === "object" && event !== null && failures.get(event) === this) failures.delete(event);
-    if (this.#written && response.status === 200) return;
+  answered(response: WebhookHttpResponse): WebhookHttpResponse {
+    this.#forget();
+    this.tap.answered.add(response);
+    if (this.#written && response.status === 200) return response;
     const status = response.status;
-    this.#entry(status, response.body)
-      .then((entry) => this.tap.journal.record([entry]))
-      .catch((error: unknown) => this.#failed(error, status));
+    this.#entry(status, response.body).then(
+      (entry) => this.tap.write(entry, status),
+      (error: unknown) => this.tap.failed(error, status),
+    );
+    return response;
+  }
+
+  failed(error: unknown): void {
+    this.#slot.error ??= error;
+    this.answered({ status: 500, headers: {}, body: "" });
+  }
+
+  #forget(): void {
+    const key = this.event as object;
+    const { notes, reports } = this.tap;
+    if (notes.get(key) === this) notes.delete(key);
+    if (reports.applyFailures.get(key) === this) reports.applyFailures.delete(key);
   }
 
   async #entry(httpStatus: number, answer: string): Promise<JournalEntry> {
-    const { config, instance } = this.tap;
-    const source = config.source;
-    const event = this.#event;
-    const refusedAsInvalid = event === undefined && httpStatus === 400;
-    // Before verification nothing in the body is trusted: a 401 keeps only what happened, not what the body says.
-    const described = event ?? (refusedAsInvalid ? lenientJson(this.#delivery) : undefined);
+    const delivery = this.delivery;
+    const journalAs = delivery.journalAs;
+    const origin = journalAs?.origin ?? delivery.origin ?? "webhook";
+    const entry = this.tap.entry(httpStatus, answer, origin, this.event, undefined, delivery.body);
     const context = this.#context;
-    const entry: Record<string, unknown> = {
-      at: config.clock(),
-      source,
-      origin: this.origin,
-      references: referencesOf(source, described),
-      httpStatus,
-      outcome: journalOutcomeOf(httpStatus, answer),
-      instance,
-    };
-    if (event !== undefined) {
-      entry.event = config.definition.eventName(event);
-      entry.state = stateOf(source, event);
-      entry.idempotencyKey = context?.idempotencyKey ?? (await this.#keyOf(event));
-    }
-    const attempt = this.attempt ?? context?.attempt;
+    const key = context?.idempotencyKey ?? (await this.#keyOf());
+    if (key !== undefined) entry.idempotencyKey = key;
+    const attempt = journalAs?.attempt ?? context?.attempt;
     if (attempt !== undefined) entry.attempt = attempt;
     if (this.#handlerMs !== undefined) entry.handlerMs = Math.round(this.#handlerMs * 1000) / 1000;
-    const error = httpStatus === 401 ? "verification failed" : this.#errorSummary(httpStatus, answer);
+    const failure = this.#slot.error;
+    const error = failure === undefined ? answerError(httpStatus, answer) : summarizeError(failure);
     if (error !== undefined) entry.error = error;
-    if (this.tap.journal.recordBodies === true && httpStatus !== 401) {
-      const text = this.#delivery?.body.text();
-      if (text !== undefined) entry.body = redactBody(text);
-    }
-    for (const name of ["event", "state", "idempotencyKey"]) if (entry[name] === undefined) delete entry[name];
-    return entry as unknown as JournalEntry;
+    return entry;
   }
 
-  #errorSummary(httpStatus: number, answer: string): string | undefined {
-    if (this.error !== undefined) return summarizeError(this.error);
-    if (httpStatus < 400) return undefined;
-    try {
-      return summarizeError((JSON.parse(answer) as { message?: unknown }).message ?? `HTTP ${httpStatus}`);
-    } catch {
-      return `HTTP ${httpStatus}`;
-    }
-  }
-
-  // The key the receiver deduplicated on, for deliveries answered before a claim (duplicates, queued events).
-  #keyOf(event: unknown): Promise<string> | string | undefined {
+  // The key the receiver deduplicates on, for events answered before a claim (duplicates, queued events).
+  #keyOf(): Promise<string> | string | undefined {
     const { config } = this.tap;
-    const key = config.customKey?.(event) ?? config.definition.defaultKey(event);
-    if (key === undefined) {
-      const delivery = this.#delivery;
-      return delivery === undefined ? undefined : bodyHashKey(config.source, config.crypto, delivery.body.bytes);
-    }
+    const key = config.customKey?.(this.event) ?? config.definition.defaultKey(this.event);
+    if (key === undefined) return bodyHashKey(config.source, config.crypto, this.delivery.body.bytes);
     return key.length > MAX_KEY_LENGTH ? hashedKey(key, config.crypto) : key;
-  }
-
-  #failed(error: unknown, status: number): void {
-    const { config, reports } = this.tap;
-    const source = config.source;
-    config.logger.error?.("Could not journal a webhook delivery; its answer is unchanged", { source, error });
-    reports.report(error, { source, stage: "journal", status }).catch(() => {});
   }
 }
 
+// The message of a refusal or failure the receiver answered, as the entry's error.
+function answerError(status: number, answer: string): string | undefined {
+  if (status < 400) return undefined;
+  try {
+    return summarizeError((JSON.parse(answer) as { message?: unknown }).message ?? `HTTP ${status}`);
+  } catch {
+    return `HTTP ${status}`;
+  }
+}
+
+function bodyOf(rawBody: unknown): RequestBody | undefined {
+  if (typeof rawBody !== "string" && !(rawBody instanceof Uint8Array) && !(rawBody instanceof ArrayBuffer)) {
+    return undefined;
+  }
+  return new RequestBody(rawBody);
+}
+
 // A body refused as invalid may still be JSON that names its payment or order: read leniently, for references only.
-function lenientJson(delivery: ReceivedDelivery | undefined): unknown {
-  const text = delivery?.body.text();
+function lenientJson(body: RequestBody | undefined): unknown {
+  const text = body?.text();
   if (text === undefined) return undefined;
   try {
     return JSON.parse(text);

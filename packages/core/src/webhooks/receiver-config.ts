@@ -44,8 +44,7 @@ export interface ReceiverConfig {
   readonly settings: IdempotencySettings;
   /** The transactional stage, taken from the store, with `idempotency.transactional`. */
   readonly transactional: RunnableTransactionalStage | undefined;
-  readonly inbox: WebhookInbox | undefined;
-  /** The enqueue stage, taken from the inbox, with `inbox`. */
+  /** The enqueue stage, taken from the inbox (`options.inbox`). */
   readonly inboxStage: RunnableInboxStage | undefined;
   readonly telemetry: WebhookSourceTelemetry | undefined;
   readonly customKey: ((event: unknown) => string | undefined) | undefined;
@@ -55,7 +54,7 @@ export interface ReceiverConfig {
 export function receiverConfig<S extends WebhookSource>(options: WebhookReceiverOptions<S>): ReceiverConfig {
   const source = options.source;
   const definition = SOURCES[source];
-  if (definition === undefined || !Object.hasOwn(SOURCES, source)) {
+  if (!Object.hasOwn(SOURCES, source)) {
     throw new WebhookConfigurationError(`createWebhookReceiver: source must be "qris", "payment" or "orders"`);
   }
   const logger = options.logger === undefined ? consoleLogger : webhookLoggerOf(options.logger);
@@ -106,7 +105,6 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
     clock: options.clock ?? Date.now,
     settings,
     transactional,
-    inbox,
     inboxStage,
     telemetry: options.telemetry?.forSource(source),
     customKey: idempotency.key as ((event: unknown) => string | undefined) | undefined,

@@ -1,7 +1,5 @@
-import type { ReceivedDelivery } from "./context.js";
 import { WebhookConfigurationError } from "./errors.js";
-import type { Outcome } from "./pipeline/direct.js";
-import type { JournalTap } from "./pipeline/journal.js";
+import type { Dispatch, JournalTap } from "./pipeline/journal.js";
 import type { FailureReports } from "./pipeline/report.js";
 import type { ReceiverConfig } from "./receiver-config.js";
 import type { HandlerRegistry } from "./registry.js";
@@ -15,9 +13,8 @@ export interface ReceiverInternals {
   readonly config: ReceiverConfig;
   readonly reports: FailureReports;
   readonly registry: HandlerRegistry;
-  dispatch(event: unknown, delivery: ReceivedDelivery): Outcome;
-  /** The receiver's journal (`createWebhookReceiver({ journal })`), when it has one. */
-  readonly journal: JournalTap | undefined;
+  /** The receiver's dispatch; with a journal, watched by it (its `journal` is then the journal's tap). */
+  dispatch: Dispatch & { readonly journal?: JournalTap };
 }
 
 const RECEIVER_INTERNALS = Symbol.for("kirimbayar.webhookReceiver");

@@ -1,14 +1,16 @@
 import type { MaybePromise } from "../idempotency/types.js";
+import type { DeliveryJournal } from "../journal/types.js";
 import { RequestBody } from "./body.js";
 import type { ReceivedDelivery } from "./context.js";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "./contract.js";
 import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
+import type { WebhookInbox } from "./inbox.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
-import type { JournalNote, NotedDelivery, RunnableJournalStage } from "./pipeline/journal.js";
+import type { RunnableJournalStage } from "./pipeline/journal.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
-import { checkTransport, EncodedBody, MissingRawBody } from "./pipeline/transport.js";
+import { checkTransport, EncodedBody } from "./pipeline/transport.js";
 import { firstFailure, unauthorized } from "./pipeline/verify.js";
 import { receiverConfig } from "./receiver-config.js";
 import { attachInternals } from "./receiver-internals.js";
@@ -29,6 +31,7 @@ import type { WebhookSource } from "./verifiers/types.js";
 export { DEFAULT_BODY_READ_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./receiver-config.js";
 
 type Handler = WebhookHandler<unknown>;
+type Journal = DeliveryJournal & { readonly journalStage: RunnableJournalStage };
 
 /**
  * Creates the webhook receiver of one source: verification, tolerant parsing, exactly-once dispatch.
@@ -61,60 +64,57 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const registry = new HandlerRegistry();
   const reports = new FailureReports(source, logger);
   const deliver = directDelivery(config, reports);
-  const enqueue = config.inbox === undefined ? undefined : config.inboxStage?.run(config.inbox, config, reports);
+  const enqueue = config.inboxStage?.run(options.inbox as WebhookInbox, config, reports);
   // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code.
-  const journal =
-    options.journal && (options.journal.journalStage as RunnableJournalStage).run(options.journal, config, reports);
+  const journal = (options.journal as Journal | undefined)?.journalStage.run(
+    options.journal as Journal,
+    config,
+    reports,
+    registry,
+  );
 
   // The stages are plain functions that answer a response, and go asynchronous only when a verifier, the store or
   // a handler returns a thenable. With the memory store and synchronous verifiers a delivery therefore allocates
   // no async frame beyond this one and what its handlers await (bench/adapters measures this path).
   async function handle(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
     const finish = telemetry?.delivery("webhook");
-    const note = journal?.open("webhook");
     let response: WebhookHttpResponse;
     try {
-      const outcome = receive(request, note);
+      const outcome = receive(request);
       response = outcome instanceof Promise ? await outcome : outcome;
     } catch (error) {
       logger.error?.("Unexpected error while processing a webhook", { source, error });
       response = webhookResponse(500, "Internal error while processing the webhook");
     }
     finish?.(response.status, response.body);
-    note?.answered(response);
+    journal?.done(response, request.rawBody);
     return response;
   }
 
-  function receive(request: WebhookHttpRequest, note?: JournalNote): Outcome {
+  function receive(request: WebhookHttpRequest): Outcome {
     const now = clock();
-    const method = typeof request.method === "string" ? request.method.toUpperCase() : "";
+    // Anything but a string names no accepted method (405), nor a URL a token verifier finds a token in (401).
+    const method = String(request.method ?? "").toUpperCase();
     const checked = checkTransport(method, request, config.transportRules);
-    if (checked instanceof RequestBody) return verify(method, request, checked, now, note);
+    if (checked instanceof RequestBody) return verify(method, request, checked, now);
     if (checked instanceof EncodedBody) {
       return decodeBody(checked.body.bytes, checked.coding, config.maxBodyBytes).then((decoded) =>
-        decoded instanceof Uint8Array ? verify(method, request, new RequestBody(decoded), now, note) : decoded,
+        decoded instanceof Uint8Array ? verify(method, request, new RequestBody(decoded), now) : decoded,
       );
     }
-    return checked instanceof MissingRawBody ? reports.misconfigured(checked.problem) : checked;
+    return typeof checked === "string" ? reports.misconfigured(checked) : checked;
   }
 
-  function verify(
-    method: string,
-    request: WebhookHttpRequest,
-    body: RequestBody,
-    now: number,
-    note?: JournalNote,
-  ): Outcome {
+  function verify(method: string, request: WebhookHttpRequest, body: RequestBody, now: number): Outcome {
     const delivery = new DeliveryVerificationRequest(
       method,
-      typeof request.url === "string" ? request.url : "",
+      String(request.url ?? ""),
       request.headers ?? {},
       body,
       request.remoteAddress ?? undefined,
       crypto,
       now,
     );
-    note?.read(delivery);
     const failure = firstFailure(config.requestVerifiers, delivery, undefined);
     if (failure instanceof Promise) return failure.then((reason) => parseVerified(reason, delivery));
     return parseVerified(failure, delivery);
@@ -135,8 +135,7 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return failure === undefined ? dispatch(event, delivery) : unauthorized(failure);
   }
 
-  function dispatch(event: unknown, delivery: ReceivedDelivery): Outcome {
-    (delivery as NotedDelivery).note?.saw(event);
+  function dispatchEvent(event: unknown, delivery: ReceivedDelivery): Outcome {
     // Inbox mode: the handlers run in the workers (perhaps other processes), so none need be registered here.
     if (enqueue !== undefined && delivery.origin === undefined) {
       const key = keyOf(event, delivery);
@@ -172,8 +171,11 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return deliver(key, handlers, event, delivery);
   }
 
+  // With a journal, every event that reaches dispatch is journalled once answered (see JournalTap.watch).
+  const dispatch = journal ? journal.watch(dispatchEvent) : dispatchEvent;
+
   const receiver: SourceWebhookReceiver<S> = {
-    source: options.source,
+    source: source as S,
     maxBodyBytes: config.maxBodyBytes,
     bodyReadTimeoutMs: config.bodyReadTimeoutMs,
     get handlerCount() {
@@ -181,9 +183,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
     },
     on(event, handler) {
       const name = String(event);
-      if (source !== "qris" && !(name in SOURCE_EVENT_NAMES[source])) {
+      const names = SOURCE_EVENT_NAMES[source];
+      if (names !== undefined && !names.includes(name)) {
         throw new WebhookConfigurationError(
-          `on("${name}"): a ${source} receiver delivers ${Object.keys(SOURCE_EVENT_NAMES[source]).join(", ")}` +
+          `on("${name}"): a ${source} receiver delivers ${names.join(", ")}` +
             (source === "orders" ? "; use onOrderStatus() for one status" : ""),
         );
       }
@@ -211,14 +214,14 @@ export function createWebhookReceiver<S extends WebhookSource>(
     handle,
     fetch: (request, info) => fetchEntry(receiver, request, info),
   };
-  attachInternals(receiver, { config, reports, registry, dispatch, journal });
+  attachInternals(receiver, { config, reports, registry, dispatch });
   return receiver;
 }
 
-const SOURCE_EVENT_NAMES: Record<WebhookSource, Record<string, true>> = {
-  qris: { "payment.success": true, "payment.expired": true },
-  payment: { "payment.callback": true },
-  orders: { "order.status": true },
+// The event names a payment or orders receiver delivers (a QR receiver takes any: the QR service adds events).
+const SOURCE_EVENT_NAMES: Partial<Record<WebhookSource, readonly string[]>> = {
+  payment: ["payment.callback"],
+  orders: ["order.status"],
 };
 
 function assertHandler<T>(handler: T): T {

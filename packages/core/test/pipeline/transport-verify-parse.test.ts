@@ -7,7 +7,7 @@ import {
   parseEvent,
   rejectDuplicateKeys,
 } from "../../src/webhooks/pipeline/parse.js";
-import { checkTransport, MissingRawBody, type TransportRules } from "../../src/webhooks/pipeline/transport.js";
+import { checkTransport, type MissingRawBody, type TransportRules } from "../../src/webhooks/pipeline/transport.js";
 import { firstFailure } from "../../src/webhooks/pipeline/verify.js";
 import { SOURCES } from "../../src/webhooks/sources.js";
 import type { VerificationRequest, WebhookVerifier } from "../../src/webhooks/verifiers/types.js";
@@ -33,8 +33,8 @@ describe("transport stage", () => {
     const text = webhookRequest({ headers: { "content-type": "text/plain" } });
     expect(checkTransport("POST", text, rules)).toMatchObject({ status: 415 });
     const parsed = checkTransport("POST", webhookRequest({ rawBody: { already: "parsed" } }), rules);
-    expect(parsed).toBeInstanceOf(MissingRawBody);
-    expect((parsed as MissingRawBody).problem).toMatch(/already-parsed object/);
+    expect(typeof parsed).toBe("string");
+    expect(parsed as MissingRawBody).toMatch(/already-parsed object/);
   });
 
   it("refuses a missing content type only when told to", () => {

@@ -1,15 +1,14 @@
 import type { JournalOrigin } from "../../journal/types.js";
 import { RequestBody } from "../body.js";
-import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import { WebhookProcessingError } from "../errors.js";
 import type { InboxMessage } from "../inbox.js";
 import { findPrototypeKeyIn } from "../json.js";
 import { internalsOf, type ReceiverInternals } from "../receiver-internals.js";
 import type { AnyWebhookReceiver, AppliedEvent } from "../receiver-types.js";
-import { webhookResponse } from "../response.js";
 import type { OrderStatusWebhook } from "../schemas.js";
 import { DUPLICATE_MESSAGE } from "./answers.js";
+import type { NotedDelivery } from "./journal.js";
 import { allowDuplicateKeys, type KeyCheck, parseEvent } from "./parse.js";
 
 /**
@@ -83,7 +82,7 @@ export interface InboxMessageOptions {
 // receiver's own dispatch runs it, through the same handlers and idempotency store; its answer is told back as an
 // AppliedEvent.
 async function applyBody(
-  { config, reports, registry, dispatch, journal }: ReceiverInternals,
+  { config, reports, registry, dispatch }: ReceiverInternals,
   body: RequestBody,
   keyCheck: KeyCheck,
   origin: "reconciliation" | "inbox",
@@ -92,12 +91,9 @@ async function applyBody(
   journalled?: { readonly origin: JournalOrigin; readonly attempt: number | undefined },
 ): Promise<AppliedEvent> {
   const { source, definition, telemetry, customKey } = config;
-  const note = journal?.open(journalled?.origin ?? origin, journalled?.attempt);
   const parsed = parseEvent(body, source, definition, keyCheck);
-  const delivery: ReceivedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined };
-  note?.read(delivery);
   if (!parsed.ok) {
-    note?.answered(parsed.response);
+    dispatch.journal?.done(parsed.response, body.text(), journalled?.origin ?? origin, journalled?.attempt);
     const error = new WebhookProcessingError(JSON.parse(parsed.response.body).message, {
       code: "webhook_invalid_event",
       status: 400,
@@ -105,9 +101,9 @@ async function applyBody(
     return { outcome: "invalid", error };
   }
   const event = parsed.event as object;
-  // With a journal, its note is the slot: the failure reported for this event is both the result's and the entry's.
-  const slot: { error?: unknown } = note ?? {};
+  const slot: { error?: unknown } = {};
   reports.applyFailures.set(event, slot);
+  const delivery: NotedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined, journalAs: journalled };
   const finish = telemetry?.delivery(origin);
   let response: WebhookHttpResponse;
   try {
@@ -115,16 +111,11 @@ async function applyBody(
     response = outcome instanceof Promise ? await outcome : outcome;
   } catch (error) {
     finish?.(500, "", error);
-    if (note !== undefined) {
-      note.error = error;
-      note.answered(webhookResponse(500, "Internal error while applying the event"));
-    }
     return { outcome: "failed", error };
   } finally {
     reports.applyFailures.delete(event);
   }
   finish?.(response.status, response.body, slot.error);
-  note?.answered(response);
   const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);
   const withKey = keyed === undefined ? {} : { key: keyed };
   if (response.status === 409) return { outcome: "in_progress", ...withKey };

@@ -9,7 +9,6 @@ import { claimKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
-import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
@@ -73,13 +72,9 @@ export function directDelivery(
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
     const claim: Claim = { owner, leaseEndsAt, event, context };
-    const note = (delivery as NotedDelivery).note;
-    note?.ran(context);
-    const startedAt = telemetry === undefined ? 0 : performance.now();
-    const ranFor = (failed: boolean) => {
-      note?.ran(context);
-      telemetry?.handlerRan(definition.eventName(event), performance.now() - startedAt, failed);
-    };
+    const startedAt = telemetry === undefined ? 0 : monotonicNow();
+    const ranFor = (failed: boolean) =>
+      telemetry?.handlerRan(definition.eventName(event), monotonicNow() - startedAt, failed);
     let ran: MaybePromise<void>;
     try {
       ran = runHandlers(handlers, event, context);

@@ -1,44 +1,52 @@
-// The receiver's side of the delivery journal: what the stages tell a delivery's note. Types only: the code that
-// builds and writes entries comes with the journal (`journalStage` of `@kirimbayar/core/journal`), so that a receiver
-// without a journal bundles none of it and pays one `undefined` check per hook.
+// The receiver's side of the delivery journal. Types only: the code that builds and writes entries comes with the
+// journal (`journalStage` of `@kirimbayar/core/journal`), so that a receiver without a journal bundles none of it
+// and pays one `undefined` check per delivery.
 import type { DeliveryJournal, JournalOrigin, JournalStage } from "../../journal/types.js";
-import type { DeliveryContext, ReceivedDelivery } from "../context.js";
+import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
+import type { HandlerRegistry } from "../registry.js";
+import type { Outcome } from "./direct.js";
 import type { FailureReports } from "./report.js";
 
-/** What the journal learns of one delivery as it goes through the stages. */
+/** The receiver's dispatch stage: a verified, parsed event on its way to the inbox or the handlers. */
+export type Dispatch = (event: unknown, delivery: ReceivedDelivery) => Outcome;
+
+/**
+ * A receiver's journal, built once per receiver by its journal's stage. It sees every delivery at two points only:
+ * dispatch (wrapped, so every verified event is journalled with its answer, whatever the origin) and the answer of
+ * `handle()` (for the deliveries refused before dispatch). What happens in between it learns from the handlers it
+ * wraps (the claim's context, their time and failure) and from the receiver's failure reports.
+ */
+export interface JournalTap {
+  /** `dispatch`, journalling each event that reaches it once it is answered (its `journal` is this tap). */
+  watch(dispatch: Dispatch): Dispatch & { readonly journal: JournalTap };
+  /**
+   * A delivery was answered: journalled here unless it reached dispatch (refused before it, or the receiver failed
+   * before it). `rawBody` as the request carried it; `origin` and `attempt` for events applied outside `handle()`.
+   */
+  done(response: WebhookHttpResponse, rawBody: unknown, origin?: JournalOrigin, attempt?: number): void;
+}
+
+/** What the journal keeps of one dispatched event while it runs. */
 export interface JournalNote {
-  /** The error a stage reported for this delivery (`FailureReports.report` fills it, as it fills applyEvent's slot). */
-  error?: unknown;
-  /** The delivery's body is read (webhooks only): links the note and the delivery. */
-  read(delivery: ReceivedDelivery): void;
-  /** The verified event reached dispatch. */
-  saw(event: unknown): void;
-  /** Called when the event is claimed (the handlers are about to run), and again when the handlers settled. */
-  ran(context: DeliveryContext): void;
   /**
    * Writes the processed entry through the delivery's open transaction, before it commits, within `timeoutMs`.
    * Resolves `false` when that write failed or ran out of time (the transaction must then not be committed); never
    * rejects.
    */
   inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean>;
-  /** The delivery was answered: the entry is recorded (unless written in the transaction), never awaited. */
-  answered(response: WebhookHttpResponse): void;
-}
-
-/** A receiver's journal, built once per receiver by its journal's stage. */
-export interface JournalTap {
-  /** A note for one delivery (`attempt`: the inbox's try, when known). */
-  open(origin: JournalOrigin, attempt?: number): JournalNote;
 }
 
 /** The stage as the receiver runs it (the journal only carries it). */
 export interface RunnableJournalStage extends JournalStage {
-  run(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap;
+  run(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports, registry: HandlerRegistry): JournalTap;
 }
 
-/** A delivery as the stages see it when a journal is on: it carries its note. */
+/** A delivery as the stages see it when a journal is on. */
 export interface NotedDelivery extends ReceivedDelivery {
-  note?: JournalNote;
+  /** Its note, once dispatched. */
+  journal?: JournalNote;
+  /** Events applied outside `handle()`: the origin and attempt the journal records (an inbox try, a replay). */
+  journalAs?: { readonly origin: JournalOrigin; readonly attempt: number | undefined } | undefined;
 }

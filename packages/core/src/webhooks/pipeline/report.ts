@@ -23,8 +23,9 @@ export class FailureReports {
   ) {}
 
   async report(error: unknown, context: WebhookErrorContext): Promise<void> {
-    const slot = typeof context.event === "object" ? this.applyFailures.get(context.event as object) : undefined;
-    if (slot !== undefined) slot.error = error;
+    // A Map answers undefined for a key it never held, an event that is no object included.
+    const slot = this.applyFailures.get(context.event as object);
+    if (slot) slot.error = error;
     for (const handler of this.handlers) {
       try {
         await handler(error, context);

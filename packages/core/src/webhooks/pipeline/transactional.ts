@@ -87,27 +87,23 @@ export async function runInTransaction(
     return claimed.state === "completed" ? duplicateOfCompleted() : duplicateInProgress();
   }
   const context = new DeliveryContext(reports.source, key, claimed.attempt, delivery, transaction.handle);
-  const note = (delivery as NotedDelivery).note;
-  note?.ran(context);
   let ran: MaybeAsync<void>;
   try {
     ran = runHandlers(handlers, event, context);
     if (ran instanceof Promise && (await withinHandlerTimeLimit(ran, settings.handlerTimeoutMs)) === TIMED_OUT) {
-      note?.ran(context);
       return outOfTime(ran, transaction, event, context, settings, reports);
     }
   } catch (error) {
-    note?.ran(context);
     await rollBack(transaction, timeout);
     return failed(reports, { error, stage: "handler" }, event, context);
   }
-  note?.ran(context);
   // The journal's entry goes in with the effect. A journal write that failed (or ran out of time) may have left the
   // transaction unable to commit: PostgreSQL aborts it at its first failed statement and then answers COMMIT with a
   // rollback, not an error, so committing would answer 200 for an effect that was never written. So it is rolled
   // back and the delivery runs once more in a new transaction without the journal in it (the note then records the
   // entry outside, after the answer): a journal can never fail a delivery nor lose its effect. The handlers run
   // again, as they would on the provider's retry after any rollback.
+  const note = (delivery as NotedDelivery).journal;
   if (note !== undefined && !(await note.inTransaction(transaction.handle, timeout))) {
     await rollBack(transaction, timeout);
     return runInTransaction(settings, reports, key, handlers, event, delivery);

@@ -15,10 +15,11 @@ export interface TransportRules {
   readonly allowMissingContentType: boolean;
 }
 
-/** A request the adapter handed over without its raw bytes: a server misconfiguration, described as its fix. */
-export class MissingRawBody {
-  constructor(readonly problem: string) {}
-}
+/**
+ * A request the adapter handed over without its raw bytes: a server misconfiguration, described as its fix. A plain
+ * string (every other answer of the stage is an object), which costs the webhooks entry no class.
+ */
+export type MissingRawBody = string;
 
 /** A body sent with a `Content-Encoding` core decodes; the receiver decodes it before verification. */
 export class EncodedBody {
@@ -47,14 +48,15 @@ export function checkTransport(
     );
   }
   const rawBodyProblem = diagnoseRawBody(request.rawBody);
-  if (rawBodyProblem !== undefined) return new MissingRawBody(rawBodyProblem);
+  if (rawBodyProblem !== undefined) return rawBodyProblem;
   const body = new RequestBody(request.rawBody as Uint8Array | string);
   if (body.exceeds(rules.maxBodyBytes)) return webhookResponse(413, `Body is larger than ${rules.maxBodyBytes} bytes`);
-  const contentType = readHeader(request.headers ?? {}, "content-type");
+  const headers = request.headers ?? {};
+  const contentType = readHeader(headers, "content-type");
   if (contentType === undefined ? !rules.allowMissingContentType : !isJsonContentType(contentType)) {
     return webhookResponse(415, "Unsupported content type: send application/json");
   }
-  const coding = contentCodingOf(request.headers ?? {});
+  const coding = contentCodingOf(headers);
   if (coding === "identity") return body;
   if (coding === "unsupported") {
     return webhookResponse(415, "Unsupported content encoding: send the body as is, gzip or deflate");
