@@ -34,8 +34,8 @@ function refusalHint(status: number): string {
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/** One event's entries (same source and key), newest first, told in sentences. */
-function eventStory(entries: readonly JournalEntry[]): string[] {
+/** One event's entries (same source and key), newest first, told in sentences; `dead`: it is a dead letter now. */
+function eventStory(entries: readonly JournalEntry[], dead: boolean): string[] {
   const sentences: string[] = [];
   const oldestFirst = [...entries].reverse();
   const deliveries = oldestFirst.filter((entry) => entry.origin === "webhook");
@@ -81,6 +81,9 @@ function eventStory(entries: readonly JournalEntry[]): string[] {
       sentences.push(`${what} was processed before this journal's oldest entry; later deliveries were duplicates.`);
     }
   }
+  if (dead && done === undefined) {
+    sentences.push("It ran out of tries and is a dead letter of the inbox: fix the cause, then replay it.");
+  }
   const duplicates = entries.filter((entry) => entry.outcome === "duplicate").length;
   if (duplicates > 0) {
     sentences.push(
@@ -96,8 +99,11 @@ function eventStory(entries: readonly JournalEntry[]): string[] {
   return sentences;
 }
 
-/** The findings of a whole timeline (entries newest first), one group of sentences per event. */
-export function storyOf(entries: readonly JournalEntry[]): string[] {
+/**
+ * The findings of a whole timeline (entries newest first), one group of sentences per event. `deadLetters`: the
+ * events (`source + "\n" + key`) that are dead letters now.
+ */
+export function storyOf(entries: readonly JournalEntry[], deadLetters: ReadonlySet<string> = new Set()): string[] {
   const groups = new Map<string, JournalEntry[]>();
   for (const entry of entries) {
     // Refusals before parsing have no key: they are their own group.
@@ -106,5 +112,5 @@ export function storyOf(entries: readonly JournalEntry[]): string[] {
     group.push(entry);
     groups.set(id, group);
   }
-  return [...groups.values()].flatMap(eventStory);
+  return [...groups.entries()].flatMap(([id, group]) => eventStory(group, deadLetters.has(id)));
 }

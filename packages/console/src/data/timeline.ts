@@ -16,8 +16,11 @@ const DEAD_LETTER_SCAN = 500;
 export interface EventRecord {
   readonly source: WebhookSource;
   readonly key: string;
-  /** Undefined when the store has no `inspect`; `{ ok: true, value: undefined }` when it holds no record. */
-  readonly record: Settled<IdempotencyRecordView | undefined> | undefined;
+  /**
+   * `"no-store"`: no store of that source was given to the console; `"no-inspect"`: its store cannot show records;
+   * `{ ok: true, value: undefined }`: the store holds no record of the key.
+   */
+  readonly record: Settled<IdempotencyRecordView | undefined> | "no-store" | "no-inspect";
 }
 
 /** Everything the search page shows for `reference`. */
@@ -63,11 +66,14 @@ export async function readTimeline(config: ConsoleConfig, reference: string): Pr
   const events = eventsOf(entries.ok ? entries.value : []);
   const records = await Promise.all(
     events.map(async ({ source, key }): Promise<EventRecord> => {
-      const store = inspectorOf(config.stores[source]);
+      const given = config.stores[source];
+      const store = inspectorOf(given);
       const record =
-        store === undefined
-          ? undefined
-          : await settle(() => store.inspect(key), `stores.${source}.inspect`, config.report);
+        given === undefined
+          ? ("no-store" as const)
+          : store === undefined
+            ? ("no-inspect" as const)
+            : await settle(() => store.inspect(key), `stores.${source}.inspect`, config.report);
       return { source, key, record };
     }),
   );

@@ -50,7 +50,9 @@ ${entry.body === undefined ? "" : html`<details><summary>Body (redacted)</summar
 
 function recordItem(record: EventRecord, now: number): SafeHtml {
   const head = html`<code>${clip(record.key, 256)}</code> <span class="muted">(${SOURCE_LABELS[record.source]})</span>`;
-  if (record.record === undefined) return html`<li>${head}: this store cannot show its records.</li>`;
+  if (record.record === "no-store")
+    return html`<li>${head}: the console was given no idempotency store for this source.</li>`;
+  if (record.record === "no-inspect") return html`<li>${head}: this store cannot show its records.</li>`;
   if (!record.record.ok) return html`<li>${head}: <span class="bad">could not be read right now.</span></li>`;
   const view = record.record.value;
   if (view === undefined)
@@ -114,7 +116,10 @@ export function searchPage(context: PageContext, data: TimelineData | undefined,
     return layout(context, "Search", html`<p>Search by a reference to see its whole story.</p>`);
   }
   const entries = data.entries.ok ? data.entries.value : [];
-  const story = storyOf(entries);
+  const story = storyOf(
+    entries,
+    new Set(data.deadLetters.map(({ source, letter }) => `${source}\n${letter.message.key}`)),
+  );
   const findings = !data.entries.ok
     ? html`<p class="bad">The journal could not be read right now (the app's error log has why).</p>`
     : entries.length === 0
