@@ -281,7 +281,9 @@ class Note implements JournalNote {
     if (key !== undefined) entry.idempotencyKey = key;
     const attempt = journalAs?.attempt ?? context?.attempt;
     if (attempt !== undefined) entry.attempt = attempt;
-    if (this.#handlerMs !== undefined) entry.handlerMs = Math.round(this.#handlerMs * 1000) / 1000;
+    // Handlers still running (answered at their time limit) have run until now.
+    const handlerMs = this.#handlerMs ?? (this.#context && performance.now() - this.#startedAt);
+    if (handlerMs !== undefined) entry.handlerMs = Math.round(handlerMs * 1000) / 1000;
     const failure = this.#slot.error;
     const error = failure === undefined ? answerError(httpStatus, answer) : summarizeError(failure);
     if (error !== undefined) entry.error = error;
