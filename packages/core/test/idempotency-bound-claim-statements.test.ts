@@ -80,6 +80,24 @@ describe("the transactional claim through a binding", () => {
     await transaction.commit();
   });
 
+  it("fails a claim (never answers it completed) when the binding reports neither the new key's row nor a count", async () => {
+    const binding = typeormBinding(dataSource);
+    const silent: SqlBinding<EntityManager> = {
+      ...binding,
+      query: async (sql, params, tx, name) => {
+        const result = await binding.query(sql, params, tx, name);
+        return name?.startsWith("kirimbayar_claimNewInTransaction_") ? { rows: [] } : result;
+      },
+    };
+    const store = new PostgresIdempotencyStore({ binding: silent, table: "bound_claims" });
+    const transaction = await store.begin();
+    await expect(transaction.claim("qris:payment.success:5", 60_000)).rejects.toMatchObject({
+      name: "IdempotencyStoreUnavailableError",
+      cause: { message: expect.stringContaining("typeorm answered neither the claim's row nor its count") },
+    });
+    await transaction.rollback();
+  });
+
   it("sends the statements unnamed with preparedStatements: false", async () => {
     const { binding, names } = recorded(typeormBinding(dataSource));
     const store = new PostgresIdempotencyStore({ binding, table: "bound_claims", preparedStatements: false });

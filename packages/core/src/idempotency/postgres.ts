@@ -682,8 +682,11 @@ class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
       const inserted = await this.#run(this.claims.newKey, key, retentionMs);
       // A new key (the common case): one statement. A library that answers an insert's count but not its rows
       // still says so through the count.
-      if (inserted.rows.length === 1 || (inserted.rows.length === 0 && inserted.affectedRows === 1)) {
-        return { state: "claimed", attempt: 1 };
+      if (inserted.rows.length === 1 || inserted.affectedRows === 1) return { state: "claimed", attempt: 1 };
+      // The whole claim would take a row this insert wrote but did not report for a duplicate's (answered 200, the
+      // event never applied): without a count saying nothing was written, the delivery fails (503) instead.
+      if (inserted.affectedRows !== 0) {
+        throw new Error(`${this.binding.library} answered neither the claim's row nor its count of written rows`);
       }
       row = (await this.#run(this.claims.any, key, retentionMs)).rows[0];
     } catch (error) {
