@@ -18,32 +18,41 @@ export type ConsoleAuthorize = (request: Request) => ConsoleAuthorization | Prom
 
 /** One failed try of a queued event, as an inbox reports it. */
 export interface ConsoleInboxAttempt {
-  /** Epoch ms. */
+  /** When the try failed (epoch ms). */
   readonly at: number;
+  /** Which try it was (1-based). */
   readonly attempt: number;
+  /** The try's error message (shown after redaction). */
   readonly error: string;
 }
 
 /** A dead letter as an inbox reports it (`@kirimbayar/inbox`'s `DeadLetter`). */
 export interface ConsoleDeadLetter {
+  /** The engine's id of the dead letter (what Replay passes back). */
   readonly id: string;
+  /** The queued event. */
   readonly message: {
+    /** The event's idempotency key. */
     readonly key: string;
     readonly source: WebhookSource;
     /** The verified body: the console never shows it, it only reads the references out of it. */
     readonly body: string;
+    /** When the delivery arrived (epoch ms). */
     readonly receivedAt: number;
   };
+  /** Every failed try, oldest first. */
   readonly attempts: readonly ConsoleInboxAttempt[];
+  /** When it became a dead letter (epoch ms). */
   readonly deadAt: number;
 }
 
 /** The part of an inbox the console uses: `@kirimbayar/inbox`'s `InboxQueue` (pg-boss, BullMQ) is one. */
 export interface ConsoleInbox {
+  /** Dead letters, newest first (the console asks for at most 500). */
   listDeadLetters(options?: { limit?: number }): Promise<readonly ConsoleDeadLetter[]>;
-  getDeadLetter(id: string): Promise<ConsoleDeadLetter | undefined>;
   /** The only way the console acts on an inbox: the event is queued again and runs through the idempotency store. */
   replayDeadLetter(id: string): Promise<boolean>;
+  /** Counts for the overview: waiting and active events, dead letters, the oldest waiting event's age (ms). */
   stats(): Promise<{
     readonly waiting: number;
     readonly active: number;
@@ -54,6 +63,7 @@ export interface ConsoleInbox {
 
 /** The part of a reconciler the console uses: core's `Reconciler` (`createReconciler`) is one. */
 export interface ConsoleReconciler {
+  /** Reconciles the references once (the console passes one at a time). */
   reconcile(references: readonly PendingReference[]): Promise<readonly ReconcileResult[]>;
 }
 
