@@ -35,6 +35,7 @@ button.secondary { background: #fff; color: var(--accent); }
 .warn { background: var(--warn-bg); color: var(--warn); border-radius: 6px; padding: .25rem .5rem; display: inline-block; }
 .bad { color: var(--bad); }
 .ok { color: var(--ok); }
+main > section { margin-bottom: 1.5rem; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 20rem), 1fr)); gap: 1rem; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 1rem; min-width: 0; }
 dl { display: grid; grid-template-columns: minmax(0, max-content) minmax(0, 1fr); gap: .15rem .75rem; margin: .5rem 0; font-size: .95rem; }
