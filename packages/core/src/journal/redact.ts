@@ -12,7 +12,7 @@ const SECRET_NAME =
 const SECRET_PAIR =
   /\b([\w-]*(?:token|secret|passw(?:or)?d?|pwd|api[_-]?key|apikey|callback[_-]?key|signature|authori[sz]ation|cookie|credential)[\w-]*)(["']?\s*[=:]\s*["']?)(?:(?:bearer|basic)\s+)?[^\s"'&,;}]+/gi;
 const AUTH_SCHEME = /\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
-const URL_USERINFO = /(\/\/)[^/\s:@]+:[^/\s@]+@/g;
+const URL_USERINFO = /(\/\/)[^/\s:@]*:[^/\s@]+@/g;
 // JSON Web Tokens, and long runs of key-like characters (hex or base64 keys) without the hyphens of ids.
 const JWT = /\beyJ[\w-]+\.[\w-]+\.[\w-]*/g;
 const LONG_KEY = /\b[A-Za-z0-9+/_]{40,}={0,2}/g;
@@ -76,19 +76,27 @@ export function summarizeError(error: unknown): string {
   if (cause !== undefined && cause !== error) text += `; cause: ${describe(cause)}`;
   const summary = redactText(
     text
-      .replace(/\s*\n\s*at .*/g, "")
+      .slice(0, 8 * MAX_ERROR_SUMMARY)
       .replace(/\s+/g, " ")
       .trim(),
   );
   return summary.length > MAX_ERROR_SUMMARY ? `${summary.slice(0, MAX_ERROR_SUMMARY - 1)}…` : summary;
 }
 
+// One error's name and message, without the lines of a stack a message may carry.
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.message === "" ? error.name : `${error.name}: ${error.message}`;
-  if (typeof error === "string") return error;
-  try {
-    return String(error);
-  } catch {
-    return "unknown error";
+  let text: string;
+  if (error instanceof Error) text = error.message === "" ? error.name : `${error.name}: ${error.message}`;
+  else if (typeof error === "string") text = error;
+  else {
+    try {
+      text = String(error);
+    } catch {
+      return "unknown error";
+    }
   }
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*at\s/.test(line))
+    .join(" ");
 }

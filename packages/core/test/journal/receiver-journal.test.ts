@@ -1,13 +1,15 @@
 // The delivery journal inside the receiver (issue 30): one entry per delivery, whatever its answer, written without
 // ever changing that answer.
 import { describe, expect, it } from "vitest";
-import { applyEvent, processInboxMessage } from "../../src/index.js";
+import { applyEvent, inboxStage, processInboxMessage } from "../../src/index.js";
 import { type JournalEntry, MemoryDeliveryJournal } from "../../src/journal.js";
 import {
   createWebhookReceiver,
+  type IdempotencyStore,
   MemoryIdempotencyStore,
   tokenVerifier,
   type WebhookErrorContext,
+  type WebhookInbox,
 } from "../../src/webhooks.js";
 import { orderStatus, paymentCallback, qrisSuccess, webhookRequest } from "../support/webhook-requests.js";
 
@@ -183,5 +185,88 @@ describe("a receiver with a journal", () => {
           ["journal", 200],
         ]);
     }
+  });
+});
+
+describe("a receiver with a journal, other answers", () => {
+  it("journals a queued event (inbox mode), an event no handler listens to, and a store outage with its error", async () => {
+    const journal = new MemoryDeliveryJournal();
+    const queued: string[] = [];
+    const inbox: WebhookInbox = {
+      inboxStage,
+      enqueue: (message) => {
+        queued.push(message.key);
+        return "queued";
+      },
+    };
+    const inboxReceiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+      logger: quiet,
+      inbox,
+      journal,
+    });
+    expect((await inboxReceiver.handle(qrisDelivery("q-1"))).status).toBe(200);
+    expect((await entriesOf(journal, 1, "q-1"))[0]).toMatchObject({
+      outcome: "queued",
+      idempotencyKey: "qris:payment.success:q-1",
+    });
+
+    const unhandled = qrisReceiver(journal).on("payment.expired", () => {});
+    expect((await unhandled.handle(qrisDelivery("nh-1"))).status).toBe(200);
+    expect((await entriesOf(journal, 1, "nh-1"))[0]).toMatchObject({ outcome: "not_handled", httpStatus: 200 });
+
+    const down: IdempotencyStore = {
+      claim: () => Promise.reject(new Error("ECONNREFUSED redis://:s3cret@cache:6379")),
+      complete: () => Promise.resolve(true),
+      release: () => Promise.resolve(true),
+    };
+    const outage = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+      idempotency: { store: down },
+      logger: quiet,
+      journal,
+    }).on("payment.success", () => {});
+    expect((await outage.handle(qrisDelivery("down-1"))).status).toBe(503);
+    const [failed] = await entriesOf(journal, 1, "down-1");
+    expect(failed).toMatchObject({ outcome: "failed", httpStatus: 503 });
+    expect(failed?.error).toContain("ECONNREFUSED");
+    expect(failed?.error).not.toContain("s3cret");
+  });
+
+  it("journals refusals of the transport stage (415, 413) without a body's references", async () => {
+    const journal = new MemoryDeliveryJournal();
+    const receiver = qrisReceiver(journal).on("payment.success", () => {});
+    const xml = qrisDelivery("ct-1");
+    expect((await receiver.handle({ ...xml, headers: { "content-type": "text/xml" } })).status).toBe(415);
+    const huge = webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: "x".repeat(70_000) });
+    expect((await receiver.handle(huge)).status).toBe(413);
+    const entries = await entriesOf(journal, 2);
+    expect(entries.map((entry) => [entry.httpStatus, entry.outcome, entry.references]).sort()).toEqual([
+      [413, "refused", {}],
+      [415, "refused", {}],
+    ]);
+  });
+
+  it("never lets a journal that throws on a refused delivery change its answer", async () => {
+    const journal = new MemoryDeliveryJournal();
+    journal.record = () => {
+      throw new Error("journal is closed");
+    };
+    const errors: string[] = [];
+    const receiver = qrisReceiver(journal)
+      .on("payment.success", () => {})
+      .onError((_error, context) => {
+        errors.push(context.stage);
+      });
+    expect((await receiver.handle(qrisDelivery("x", "wrong"))).status).toBe(401);
+    await sleep(10);
+    expect(errors).toEqual(["journal"]);
+  });
+
+  it("refuses a journal without its stage when the receiver is built", () => {
+    const bare = { kind: "bare", record: async () => {} } as unknown as MemoryDeliveryJournal;
+    expect(() => qrisReceiver(bare)).toThrow();
   });
 });
