@@ -37,7 +37,11 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 const { createFakeProvider } = await import("@kirimbayar/testing");
-const { loadShopConfig, qrTerminalText, rupiah, webhookUrls } = await import("@kirimbayar/example-shop-domain");
+const { CONSOLE_PATH, CONSOLE_USER, loadShopConfig, qrTerminalText, rupiah, webhookUrls } = await import(
+  "@kirimbayar/example-shop-domain"
+);
+/** KIRIMBAYAR_DEMO_KEEP_OPEN=1: after the story, the shop and the fake stay up (Ctrl-C ends) to browse the console. */
+const keepOpen = process.env.KIRIMBAYAR_DEMO_KEEP_OPEN === "1";
 const { startShop } = await import(shopPackage);
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -157,8 +161,11 @@ const env = {
   // applied in the same transaction as its record. The NestJS example keeps them in memory.
   ...(framework === "nestjs" ? {} : { SHOP_DATABASE: "postgres" }),
 };
+// The webhook console's password: yours from KIRIMBAYAR_CONSOLE_PASSWORD, else one made for this run (printed below).
+if (process.env.KIRIMBAYAR_CONSOLE_PASSWORD) env.KIRIMBAYAR_CONSOLE_PASSWORD = process.env.KIRIMBAYAR_CONSOLE_PASSWORD;
+const shopConfig = loadShopConfig(env);
 // The shop reads the fake's clock too, so its event log and the provider's expiries tell one timeline.
-const shop = await startShop(loadShopConfig(env), {
+const shop = await startShop(shopConfig, {
   fetch: loggingFetch,
   now: () => new Date(provider.clock.now()),
   ...(framework === "nestjs" ? { logger: false } : {}),
@@ -173,6 +180,10 @@ try {
   );
   say(`fake provider  ${fakeServer.url}  (payment gateway, QRIS, shipping, order service; manual clock)`);
   say(`${framework} shop${" ".repeat(Math.max(1, 10 - framework.length))}${shopUrl}`);
+  say(
+    `webhook console  ${shopUrl}${CONSOLE_PATH}  (user ${CONSOLE_USER}, password ${bold(shopConfig.console.password)}` +
+      `${keepOpen ? "" : "; KIRIMBAYAR_DEMO_KEEP_OPEN=1 keeps the shop up after the story to browse it"})`,
+  );
   if (framework !== "nestjs") {
     say(dim("orders and webhook records in PostgreSQL (in-process PGlite); payment webhooks commit with their record"));
   }
@@ -300,6 +311,13 @@ try {
       : `\n${failed.length} expectation(s) failed: ${failed.map((e) => e.what).join("; ")}`,
   );
   exitCode = failed.length === 0 ? 0 : 1;
+  if (keepOpen) {
+    clearTimeout(watchdog);
+    console.log(
+      `\nThe shop stays up: open ${shopUrl}${CONSOLE_PATH} (user ${CONSOLE_USER}, password ${shopConfig.console.password}) and search ${first.order.payments[0].history_id}. Ctrl-C ends.`,
+    );
+    await new Promise((resolve) => process.once("SIGINT", resolve));
+  }
 } catch (error) {
   console.error(`\nThe demo failed: ${error instanceof Error ? error.message : error}`);
 } finally {

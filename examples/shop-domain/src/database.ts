@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
-import { type PgQueryable, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import type { DeliveryJournal } from "@kirimbayar/core/journal";
+import { type PgQueryable, PostgresDeliveryJournal, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import type { IdempotencyStore, TransactionalIdempotencyStore } from "@kirimbayar/core/webhooks";
 import pg from "pg";
 import { ShopConfigError } from "./config.js";
@@ -16,6 +17,11 @@ export interface ShopDatabase<Tx = PgQueryable> {
   store: IdempotencyStore & TransactionalIdempotencyStore<Tx>;
   /** The orders on a delivery's open transaction (`ctx.transaction`). */
   ordersWithin(transaction: Tx): OrderRepository;
+  /**
+   * The delivery journal beside the records (each entry written in its delivery's transaction), for the webhook
+   * console; without it the shop journals in memory.
+   */
+  journal?: DeliveryJournal;
   /** `"postgres"` for a server (`DATABASE_URL`), `"pglite"` for the in-process database. */
   kind: "postgres" | "pglite";
   close(): Promise<void>;
@@ -29,7 +35,11 @@ export interface ShopDatabase<Tx = PgQueryable> {
  * const database = await openShopDatabase(process.env.DATABASE_URL);
  */
 export async function openShopDatabase(databaseUrl: string | undefined): Promise<ShopDatabase> {
-  let database: ShopDatabase & { orders: PostgresOrderRepository; store: PostgresIdempotencyStore };
+  let database: ShopDatabase & {
+    orders: PostgresOrderRepository;
+    store: PostgresIdempotencyStore;
+    journal: PostgresDeliveryJournal;
+  };
   if (databaseUrl !== undefined && !/^postgres(ql)?:/.test(databaseUrl)) {
     throw new ShopConfigError([
       {
@@ -46,6 +56,7 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
       orders,
       ordersWithin: (tx) => orders.within(tx),
       store: new PostgresIdempotencyStore({ client: db, table: "shop_webhook_events" }),
+      journal: new PostgresDeliveryJournal({ client: db, table: "shop_webhook_journal" }),
       kind: "pglite",
       close: () => db.close(),
     };
@@ -58,6 +69,7 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
       orders,
       ordersWithin: (tx) => orders.within(tx),
       store: new PostgresIdempotencyStore({ pool, table: "shop_webhook_events" }),
+      journal: new PostgresDeliveryJournal({ pool, table: "shop_webhook_journal" }),
       kind: "postgres",
       close: () => pool.end(),
     };
@@ -65,6 +77,7 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
   try {
     await database.orders.ensureSchema();
     await database.store.ensureSchema();
+    await database.journal.ensureSchema();
   } catch (error) {
     await database.close();
     // The URL may carry a password: name the variable, not its value.

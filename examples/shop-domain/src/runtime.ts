@@ -49,7 +49,10 @@ export interface ShopRuntime {
    * handlers), else `"redis"` when `REDIS_URL` is set, `"memory"` otherwise.
    */
   storeKind: "redis" | "memory" | "postgres" | "pglite";
-  /** Where the receivers journal every delivery (in memory: the console shows this process's deliveries). */
+  /**
+   * Where the receivers journal every delivery: the shop's PostgreSQL with SHOP_DATABASE=postgres, else memory (the
+   * console then shows this process's deliveries).
+   */
   journal: DeliveryJournal;
   /** The webhook console, served by each framework at `console.basePath` (`/kirimbayar/console`). */
   console: WebhookConsole;
@@ -110,7 +113,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     database === undefined
       ? await createIdempotencyStore(config.redisUrl)
       : { store: database.store, kind: database.kind, close: () => database.close() };
-  const journal = new MemoryDeliveryJournal();
+  // Beside the records in the shop's PostgreSQL when it has one (each entry commits with its delivery), else memory.
+  const journal: DeliveryJournal = database?.journal ?? new MemoryDeliveryJournal();
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
