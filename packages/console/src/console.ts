@@ -35,6 +35,8 @@ async function identityOf(config: ConsoleConfig, request: Request): Promise<stri
 async function formOf(request: Request): Promise<URLSearchParams | undefined> {
   const type = request.headers.get("content-type") ?? "";
   if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) return undefined;
+  // A declared length past the limit is refused unread; an undeclared one is read and then checked.
+  if (Number(request.headers.get("content-length") ?? 0) > FORM_MAX_BYTES) return undefined;
   const body = await request.text();
   return body.length > FORM_MAX_BYTES ? undefined : new URLSearchParams(body);
 }

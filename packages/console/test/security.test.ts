@@ -120,6 +120,17 @@ describe("routes", () => {
     expect(del.status).toBe(405);
   });
 
+  it("serves every route when mounted at the root", async () => {
+    const { console } = setup({ basePath: "/" });
+    expect((await console.fetch(get("/"))).status).toBe(200);
+    const search = await console.fetch(get("/search?q=x"));
+    expect(search.status).toBe(200);
+    const page = await search.text();
+    expect(page).toContain('action="/search"');
+    expect(page).toContain('href="/dead-letters"');
+    expect((await console.fetch(get("/nope"))).status).toBe(404);
+  });
+
   it("serves the overview at the base with or without its slash, and HEAD without a body", async () => {
     const { console } = setup();
     expect((await console.fetch(get(BASE))).status).toBe(200);
