@@ -44,11 +44,10 @@ function sourceOf(packageDir, declarationPath, specifier) {
   return sourceFile;
 }
 
-/** Every public (not `private`) package under `packagesDir` but the folders in `skip`, with the entry points its exports map declares. */
-export function publicPackages(packagesDir, skip = []) {
+/** Every public (not `private`) package under `packagesDir`, with the entry points its exports map declares. */
+export function publicPackages(packagesDir) {
   const packages = [];
   for (const folder of readdirSync(packagesDir).sort()) {
-    if (skip.includes(folder)) continue;
     const dir = join(packagesDir, folder);
     const manifestPath = join(dir, "package.json");
     if (!existsSync(manifestPath)) continue;

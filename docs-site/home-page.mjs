@@ -18,7 +18,7 @@ export function rebaseLinks(markdown, fromDir, toDir) {
 export function releaseLine(packages) {
   const versions = new Set(packages.map((pkg) => pkg.version));
   if (versions.size === 1) {
-    return `This site documents kirimbayar **${[...versions][0]}**: the packages ${packages.map((pkg) => `\`${pkg.name}\``).join(", ")} at that version.`;
+    return `This site documents kirimbayar **${[...versions][0]}**: every \`@kirimbayar/*\` package at that version.`;
   }
   const list = packages.map((pkg) => `\`${pkg.name}\` ${pkg.version}`).join(", ");
   return `This site documents the kirimbayar release made of ${list}.`;
@@ -32,12 +32,10 @@ export function homePageMarkdown({ packages, guidesDir, homePath }) {
         .replace(/^---\n[\s\S]*?\n---\n/, "")
         .replace(/^\s*# .*\n/, "")
     : "";
-  const apiLinks = packages.map((pkg) => `\`${pkg.name}\``).join(" · ");
+  // TypeDoc titles the page with the project's name: the page starts with the release it documents.
   return [
-    "# kirimbayar",
-    "",
-    `> ${releaseLine(packages)} Guides are under **Documents** in the menu, the API reference of every entry point`,
-    `> (${apiLinks}) under **Modules**; the search box covers both.`,
+    `> ${releaseLine(packages)} The menu lists the guides by task, then the API reference of each package and entry`,
+    "> point; the search box covers both.",
     "",
     rebaseLinks(intro, guidesDir, dirname(homePath)).trim(),
     "",

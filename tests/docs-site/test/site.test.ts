@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildSite } from "../../../docs-site/build.mjs";
 import { publicPackages } from "../../../docs-site/entry-points.mjs";
 import { checkLinks, htmlFiles } from "./links.js";
@@ -31,7 +31,7 @@ let built: Awaited<ReturnType<typeof buildSite>> | undefined;
 let server: StaticServer | undefined;
 let browser: Browser | undefined;
 let page: Page;
-/** What the page reported as errors since the last `open`: console errors, uncaught exceptions, failed requests. */
+/** What the pages of the current test reported: console errors, uncaught exceptions, failed or 4xx/5xx requests. */
 let pageErrors: string[] = [];
 
 beforeAll(async () => {
@@ -58,6 +58,10 @@ beforeAll(async () => {
   });
 }, 180_000);
 
+beforeEach(() => {
+  pageErrors = [];
+});
+
 afterAll(async () => {
   await browser?.close();
   await server?.close();
@@ -73,7 +77,6 @@ async function open(path: string, viewport = DESKTOP): Promise<Page> {
     );
   }
   if (!server || !browser) throw new Error("the static server or the browser did not start (see beforeAll)");
-  pageErrors = [];
   await page.setViewportSize(viewport);
   await page.goto(`${server.url}/${path}`, { waitUntil: "load" });
   // TypeDoc's scripts mark the page ready by removing `display: none` from the body.
@@ -174,12 +177,16 @@ describe("the site in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it("renders an API page without console errors and fits a 360 px phone", async () => {
+  it("renders API pages without console errors and fits a 360 px phone", async () => {
     const api = await open(pageMatching(/createReconciler\.html$/), PHONE);
     await expect(api.locator("h1").first().textContent()).resolves.toContain("createReconciler");
     expect(await sidewaysOverflow(api)).toBeLessThanOrEqual(0);
     if (process.env.KIRIMBAYAR_SCREENSHOTS === "1") {
       await api.screenshot({ path: join(repo, "docs/site-api-phone.png") });
+    }
+    // The longest names of the reference (DEFAULT_POSTGRES_IDEMPOTENCY_TABLE, ...) are listed on the module pages.
+    for (const module of [/_kirimbayar_core_webhooks\.html$/, /_kirimbayar_core_postgres\.html$/]) {
+      expect(await sidewaysOverflow(await open(pageMatching(module), PHONE)), String(module)).toBeLessThanOrEqual(0);
     }
     expect(pageErrors).toEqual([]);
   });
