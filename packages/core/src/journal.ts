@@ -2,6 +2,7 @@
 // its in-memory store, the stage every journal carries, and the redaction helpers journals share. Its own entry, so
 // that a receiver without a journal bundles none of it.
 export { journalOutcomeOf, MAX_REFERENCE_LENGTH, referencesOf, stateOf } from "./journal/entry.js";
+export { defaultJournalInstance } from "./journal/instance.js";
 export {
   DEFAULT_JOURNAL_MAX_ENTRIES,
   DEFAULT_JOURNAL_RETENTION_MS,
@@ -11,7 +12,7 @@ export {
   type MemoryDeliveryJournalOptions,
 } from "./journal/memory/index.js";
 export { MAX_ERROR_SUMMARY, redactBody, redactText, summarizeError } from "./journal/redact.js";
-export { defaultJournalInstance, journalStage } from "./journal/stage.js";
+export { journalStage } from "./journal/stage.js";
 export type {
   DeliveryJournal,
   IdempotencyRecordView,

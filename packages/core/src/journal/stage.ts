@@ -22,6 +22,7 @@ import type { ReceiverConfig } from "../webhooks/receiver-config.js";
 import type { HandlerRegistry, WebhookHandler } from "../webhooks/registry.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
+import { defaultJournalInstance } from "./instance.js";
 import { redactBody, summarizeError } from "./redact.js";
 import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from "./types.js";
 
@@ -37,16 +38,6 @@ import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from 
  * }
  */
 export const journalStage: JournalStage = { kind: "kirimbayar.journal-stage", run: journalTap } as RunnableJournalStage;
-
-/**
- * Which process answered, for `JournalEntry.instance` when the journal names none: the `HOSTNAME` environment
- * variable and the pid where the runtime has them, else `"unknown"`.
- */
-export function defaultJournalInstance(): string {
-  const runtime = (globalThis as { process?: { pid?: number; env?: Record<string, string | undefined> } }).process;
-  const parts = [runtime?.env?.HOSTNAME, runtime?.pid].filter((part) => part !== undefined && part !== "");
-  return parts.length === 0 ? "unknown" : parts.join(":");
-}
 
 type Handler = WebhookHandler<unknown>;
 

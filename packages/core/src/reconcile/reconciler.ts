@@ -1,8 +1,11 @@
 import { RateLimitError } from "../errors/api-error.js";
 import { ConfigurationError, RequestValidationError, type ValidationIssue } from "../errors/validation.js";
+import { defaultJournalInstance } from "../journal/instance.js";
+import type { DeliveryJournal } from "../journal/types.js";
 import { type KirimbayarTelemetry, SPAN_ERROR, SPAN_OK } from "../telemetry/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../webhooks/logger.js";
 import { applyEvent } from "../webhooks/pipeline/apply.js";
+import { timeLimited } from "../webhooks/pipeline/store-operation.js";
 import { isWebhookReceiver } from "../webhooks/receiver-internals.js";
 import type { AnyWebhookReceiver, AppliedEvent } from "../webhooks/receiver-types.js";
 import { PollLimits } from "./poll-limits.js";
@@ -43,8 +46,8 @@ export interface ReconcilerOptions {
   /** Epoch milliseconds; default `Date.now`. */
   clock?: () => number;
   /**
-   * Where `start()` reports a run that could not happen (its `pending` callback threw); default `console`. A
-   * console-style or a pino-style logger.
+   * Where `start()` reports a run that could not happen (its `pending` callback threw), and a run a journal write
+   * that failed; default `console`. A console-style or a pino-style logger.
    */
   logger?: AnyLogger;
   /**
@@ -53,7 +56,17 @@ export interface ReconcilerOptions {
    * reconciliation).
    */
   telemetry?: KirimbayarTelemetry;
+  /**
+   * The delivery journal (the receivers' own, typically): each run is recorded as one `JournalReconcileRun` (when,
+   * how many references, counts by outcome), for the console's per-source view. The events a run applies are
+   * journalled by their receivers (origin `reconciliation`) when those have a journal. A journal write that fails
+   * is logged and never fails the run.
+   */
+  journal?: DeliveryJournal;
 }
+
+/** How long a run waits for the journal to take its record before it logs it as lost and returns. */
+const JOURNAL_WRITE_TIMEOUT_MS = 5_000;
 
 /**
  * What reconciling one reference found.
@@ -134,6 +147,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   const limits = new PollLimits(options.minIntervalPerIdMs ?? 3_000, clock);
   const logger = options.logger === undefined ? console : webhookLoggerOf(options.logger);
   const { tracer } = options.telemetry ?? {};
+  const journal = options.journal;
+  if (journal !== undefined && typeof journal?.recordReconcileRun !== "function") {
+    throw new ConfigurationError("journal", "createReconciler: journal must be a DeliveryJournal");
+  }
   const resultCounter = options.telemetry?.meter?.createCounter("kirimbayar.reconcile.results", {
     description: "References reconciled, by source and outcome (applied: found only by reconciliation)",
   });
@@ -181,6 +198,8 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       }
     }
     if (unconfigured.length > 0) throw new RequestValidationError(unconfigured, "reconcile");
+    // Read only with a journal: the events a run builds are stamped with the same clock.
+    const startedAt = journal === undefined ? 0 : clock();
     const span = tracer?.startSpan("kirimbayar.reconcile.run", {
       attributes: { "kirimbayar.references": references.length },
     });
@@ -209,7 +228,30 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
       span?.setStatus(failed > 0 ? { code: SPAN_ERROR, message: `${failed} failed` } : { code: SPAN_OK });
       span?.end();
     }
+    if (journal !== undefined) await journalRun(journal, startedAt, results);
     return results;
+  }
+
+  // One record per run; a journal that fails or hangs is logged and never fails the run.
+  async function journalRun(journal: DeliveryJournal, startedAt: number, results: ReconcileResult[]): Promise<void> {
+    const outcomes: Record<string, number> = {};
+    for (const result of results) outcomes[result.outcome] = (outcomes[result.outcome] ?? 0) + 1;
+    const run = {
+      startedAt,
+      finishedAt: clock(),
+      references: results.length,
+      outcomes,
+      instance: journal.instance ?? defaultJournalInstance(),
+    };
+    try {
+      await timeLimited(
+        () => journal.recordReconcileRun(run),
+        JOURNAL_WRITE_TIMEOUT_MS,
+        () => new Error(`The journal did not record the reconciliation run in ${JOURNAL_WRITE_TIMEOUT_MS} ms`),
+      );
+    } catch (error) {
+      logger.error?.("Could not journal a reconciliation run; its results are unchanged", { error });
+    }
   }
 
   function start(schedule: ReconcilerSchedule): RunningReconciler {

@@ -1,8 +1,9 @@
 // The in-memory delivery journal: for development and tests, one process only. Bounded by count and by age.
 import { WebhookConfigurationError } from "../../webhooks/errors.js";
 import type { WebhookSource } from "../../webhooks/verifiers/types.js";
+import { defaultJournalInstance } from "../instance.js";
 import { redactBody } from "../redact.js";
-import { defaultJournalInstance, journalStage } from "../stage.js";
+import { journalStage } from "../stage.js";
 import type {
   DeliveryJournal,
   JournalEntry,
