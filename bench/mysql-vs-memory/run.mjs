@@ -17,7 +17,7 @@ import { startMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import mysql from "mysql2/promise";
 import { measure as measureRoute, stopAll } from "../lib/orders-route-load.mjs";
 import { pairedRatio, retryingStart, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
-import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
+import { formatInterval, goalComment, median, VERDICT_WORDS } from "../lib/stats.mjs";
 
 const GOALS = [
   {
@@ -50,6 +50,7 @@ const TABLES = [
 ];
 
 let mariadb;
+let monitor;
 try {
   mariadb = await startMariaDbServer();
   const setup = await mysql.createConnection(mariadb.url);
@@ -61,12 +62,22 @@ try {
   const [[{ version }]] = await setup.query("SELECT VERSION() AS version");
   await setup.end();
 
-  const measure = (route, round) =>
-    measureRoute(route, route === "memory" ? undefined : mariadb.url, round, {
+  // Statements per delivery, as the server counts them (`Questions`: every statement any client sent, the monitor's
+  // own read included, hence the 1 taken off): read around each recorded run on a connection of its own.
+  monitor = await mysql.createConnection(mariadb.url);
+  const questions = async () => Number((await monitor.query("SHOW GLOBAL STATUS LIKE 'Questions'"))[0][0].Value);
+  const statementsPerDelivery = Object.fromEntries(GROUPS.flat().map((route) => [route, []]));
+  const measure = async (route, round) => {
+    const before = await questions();
+    const run = await measureRoute(route, route === "memory" ? undefined : mariadb.url, round, {
       connections: CONNECTIONS,
       duration: DURATION_S,
       server,
     });
+    const after = await questions();
+    if (round !== "warmup" && run.total > 0) statementsPerDelivery[route].push((after - before - 1) / run.total);
+    return run;
+  };
   const runs = await runPairedRounds(GROUPS, ROUNDS, retryingStart(measure));
   const results = GOALS.map((g) => ({ ...g, ...pairedRatio(runs, g.route, g.baseline, g.goal) }));
   const labels = {
@@ -77,7 +88,8 @@ try {
   };
   const rows = GROUPS.flat().map((route) => {
     const s = routeSummary(runs[route]);
-    return `| ${labels[route]} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
+    const statements = median(statementsPerDelivery[route]).toFixed(2);
+    return `| ${labels[route]} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} | ${statements} |`;
   });
   const fragment = `## MySQL idempotency store on MariaDB vs memory store and a hand-rolled transaction
 
@@ -91,10 +103,12 @@ route (\`idempotency: { store, transactional: true }\`, the handler writing one 
 \`INSERT IGNORE INTO processed_events\`, the same effect row, \`COMMIT\`). Autocannon ${CONNECTIONS} connections, a
 fresh server per run, ${ROUNDS} round(s) of ${DURATION_S} s per route after one warm-up run each; in every round each
 pair runs back to back (the pairs' order rotates, each pair's order flips). The goal figures are the medians of the
-per-round ratios, with confidence intervals from the rounds (bench/lib/stats.mjs).
+per-round ratios, with confidence intervals from the rounds (bench/lib/stats.mjs). Statements per delivery: the
+server's count of statements received during a run (\`Questions\`, prepared executions included) over its requests,
+median of the rounds; a batch of the MySQL store serves many deliveries with one statement.
 
-| Route | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
-| --- | ---: | ---: | ---: | ---: |
+| Route | req/s (median) | p50 latency | p99 latency | requests, all 2xx | statements per delivery |
+| --- | ---: | ---: | ---: | ---: | ---: |
 ${rows.join("\n")}
 
 ${results
@@ -121,5 +135,6 @@ ${results
   console.log(fragment);
 } finally {
   await stopAll();
+  await monitor?.end();
   await mariadb?.destroy();
 }
