@@ -122,7 +122,7 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
       const result =
         "processInboxMessage" in receiver
           ? await receiver.processInboxMessage(message)
-          : await processInboxMessage(receiver, message);
+          : await processInboxMessage(receiver, message, { attempt: delivery.attempt });
       switch (result.outcome) {
         case "applied":
         case "already_applied":
