@@ -141,6 +141,19 @@ describe("the docs build", () => {
     }
   });
 
+  it("links every other package's API pages to core's (cross-package links, not plain type names)", () => {
+    const packages = publicPackages(join(repo, "packages")).filter((pkg) => pkg.name !== "@kirimbayar/core");
+    for (const pkg of packages) {
+      const prefix = pkg.name.replace(/[^\w-]/g, "_");
+      const linking = htmlFiles(out).filter(
+        (file) =>
+          file.slice(out.length + 1).includes(`/${prefix}.`) &&
+          /href="[^"]*_kirimbayar_core\.[^"]*"/.test(readFileSync(file, "utf8")),
+      );
+      expect(linking.length, `${pkg.name} has no page linking to @kirimbayar/core`).toBeGreaterThan(0);
+    }
+  });
+
   it("says on the home page which release it documents", () => {
     const home = readFileSync(join(out, "index.html"), "utf8");
     const version = publicPackages(join(repo, "packages"))[0]?.version;
