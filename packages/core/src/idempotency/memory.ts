@@ -91,11 +91,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   /** The console's view of `key`'s live record (a lease or a retention not yet over); never the owner token. */
   inspect(key: string): IdempotencyRecordView | undefined {
     const record = this.#live(key, this.#clock());
+    // `attempt`: the latest one (running, completed, or the last that failed and was released).
+    const running = record && (record.completed || record.owner !== undefined);
     return (
       record && {
         key,
-        state: record.completed ? "completed" : record.owner ? "in_progress" : "released",
-        attempt: record.failedAttempts + 1,
+        state: record.completed ? "completed" : running ? "in_progress" : "released",
+        attempt: record.failedAttempts + (running ? 1 : 0),
         expiresAt: record.expiresAt,
       }
     );
