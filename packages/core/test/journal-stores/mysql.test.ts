@@ -14,6 +14,7 @@ import {
   MysqlIdempotencyStore,
   mysqlJournalSchema,
 } from "../../src/mysql.js";
+import { journalContract } from "../support/journal-contract.js";
 import { entry, journalStoreContract, unique } from "./contract.js";
 
 let server: TestMariaDbServer;
@@ -216,5 +217,13 @@ describe("MysqlIdempotencyStore.inspect", () => {
     const done = await store.inspect(key);
     expect(done).toMatchObject({ state: "completed", attempt: 2 });
     expect(done?.expiresAt).toBeGreaterThan(Date.now() + 3_000_000);
+  });
+});
+
+describe("MysqlDeliveryJournal: the shared journal contract", () => {
+  journalContract(async ({ retentionMs }) => {
+    const journal = new MysqlDeliveryJournal({ pool, table: `journal_${tables++}`, retentionMs });
+    await journal.ensureSchema();
+    return journal;
   });
 });

@@ -15,6 +15,7 @@ import {
   postgresJournalSchema,
 } from "../../src/postgres.js";
 import { typeormBinding } from "../../src/typeorm.js";
+import { journalContract } from "../support/journal-contract.js";
 import { entry, journalStoreContract, unique } from "./contract.js";
 
 let server: TestPostgresServer;
@@ -255,5 +256,13 @@ describe("PostgresIdempotencyStore.inspect", () => {
     const done = await store.inspect(key);
     expect(done).toMatchObject({ state: "completed", attempt: 2 });
     expect(done?.expiresAt).toBeGreaterThan(Date.now() + 3_000_000);
+  });
+});
+
+describe("PostgresDeliveryJournal: the shared journal contract", () => {
+  journalContract(async ({ retentionMs }) => {
+    const journal = new PostgresDeliveryJournal({ pool, table: `journal_${tables++}`, retentionMs });
+    await journal.ensureSchema();
+    return journal;
   });
 });

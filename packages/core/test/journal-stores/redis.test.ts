@@ -6,6 +6,7 @@ import IORedis from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeliveryJournalWriteError, RedisDeliveryJournal, RedisIdempotencyStore } from "../../src/redis.js";
+import { journalContract } from "../support/journal-contract.js";
 import { entry, journalStoreContract, unique } from "./contract.js";
 
 let server: TestRedisServer;
@@ -87,7 +88,7 @@ describe("RedisDeliveryJournal", () => {
         entry({ at: Date.now() - 300 + i, references: { qris_history_id: history } }),
       ),
     );
-    expect(await ioredis.zcard(`${keyPrefix}ref:${history}`)).toBe(50);
+    expect(await ioredis.llen(`${keyPrefix}ref:${history}`)).toBe(50);
     const found = await journal.search({ reference: history, limit: 1_000 });
     expect(found).toHaveLength(50);
     expect(found[0]?.at).toBeGreaterThan(found[49]?.at as number);
@@ -135,4 +136,10 @@ describe("RedisIdempotencyStore.inspect", () => {
     expect(done).toMatchObject({ state: "completed" });
     expect(done?.expiresAt).toBeGreaterThan(Date.now() + 3_000_000);
   });
+});
+
+describe("RedisDeliveryJournal: the shared journal contract", () => {
+  journalContract(
+    async ({ retentionMs }) => new RedisDeliveryJournal({ client: ioredis, keyPrefix: prefix(), retentionMs }),
+  );
 });

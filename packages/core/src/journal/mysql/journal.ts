@@ -183,7 +183,8 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
       const where = match === undefined ? filters : [match, ...filters];
       return `SELECT ${SELECTED} FROM ${this.#table}${where.length > 0 ? ` WHERE ${where.join(" AND ")}` : ""} ${tail}`;
     };
-    if (q.reference === undefined) return (await this.#run(select(undefined), filterValues)).rows.map(entryOf);
+    if (q.reference === undefined)
+      return (await this.#run(select(undefined), filterValues)).rows.map((row) => entryOf(row));
     // One branch per indexed column, each an index range newest first: O(matches), whatever the optimizer thinks
     // of an OR across six indexes. UNION (not ALL) keeps a row once when two of its columns match.
     const branches = [...REFERENCE_FIELDS, "idempotency_key"].map((column) => `(${select(`${column} = ?`)})`);
@@ -192,7 +193,7 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
       ...filterValues,
     ]);
     const sql = `SELECT * FROM (${branches.join(" UNION ")}) AS found ORDER BY at_ms DESC, id DESC LIMIT ${q.limit}`;
-    return (await this.#run(sql, values)).rows.map(entryOf);
+    return (await this.#run(sql, values)).rows.map((row) => entryOf(row));
   }
 
   async summarize(since: number): Promise<JournalSourceSummary[]> {

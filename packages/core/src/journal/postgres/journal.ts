@@ -9,12 +9,12 @@ import {
   JOURNAL_COLUMNS,
   JOURNAL_SOURCES,
   type JournalRow,
+  NUL_ESCAPED_TEXT,
   normalizeQuery,
   outcomesJson,
   REFERENCE_FIELDS,
   reconcileRunOf,
   rowOf,
-  storable,
   summariesOf,
 } from "../store-support/fields.js";
 import { type JournalBatchingOptions, WriteBehind } from "../store-support/write-behind.js";
@@ -170,7 +170,7 @@ SELECT count(*)::int AS n FROM gone`,
    * be written (no value of the entries is in it).
    */
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
-    const rows = entries.map((entry) => rowOf(entry, this.recordBodies));
+    const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
     if (transaction !== undefined && transaction !== null && this.#canWriteThrough(transaction)) {
       return this.#insertThrough(rows, transaction);
     }
@@ -178,7 +178,7 @@ SELECT count(*)::int AS n FROM gone`,
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
-    const q = normalizeQuery(query);
+    const q = normalizeQuery(query, NUL_ESCAPED_TEXT);
     const values: unknown[] = [];
     const param = (value: unknown) => {
       values.push(value);
@@ -207,7 +207,7 @@ SELECT count(*)::int AS n FROM gone`,
       sql = `SELECT * FROM (${branches.map((match) => `(${select(match)})`).join(" UNION ")}) AS found
 ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
     }
-    return (await this.#run(sql, values)).map(entryOf);
+    return (await this.#run(sql, values)).map((row) => entryOf(row, NUL_ESCAPED_TEXT));
   }
 
   async summarize(since: number): Promise<JournalSourceSummary[]> {
@@ -223,7 +223,7 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
         iso(run.finishedAt),
         Math.max(0, Math.round(Number(run.references) || 0)),
         outcomesJson(run),
-        storable(run.instance, 128) ?? "",
+        NUL_ESCAPED_TEXT.store(run.instance, 128) ?? "",
       ]);
     } catch (error) {
       throw writeFailed("PostgreSQL journal", "reconcile run insert", error);

@@ -54,8 +54,8 @@ const MAX_RUNS = 1_000;
 
 /**
  * The delivery journal in Redis: a capped stream (`XADD … MAXLEN ~ maxEntries`) of entries as JSON, and per
- * reference (and idempotency key) a sorted set of stream ids with a TTL, so a search by reference reads only its
- * matches. Entries are batched (one script call per batch, see `batching`); {@link RedisDeliveryJournal.close}
+ * reference (and idempotency key) a list of stream ids (at most `maxPerReference`) with a TTL, so a search by
+ * reference reads only its matches. Entries are batched (one script call per batch, see `batching`); {@link RedisDeliveryJournal.close}
  * writes what is left. The transaction argument of `record` is ignored (Redis has none shared with the effect).
  *
  * Summaries scan the stream back to the window's start (bounded by `maxEntries`); the last success of each source
@@ -135,12 +135,7 @@ export class RedisDeliveryJournal implements DeliveryJournal {
     const found: JournalEntry[] = [];
     if (q.reference !== undefined) {
       const indexes = [...new Set([q.reference, q.key as string])].map((value) => `${this.#prefix}ref:${value}`);
-      const max = q.before === undefined ? "+inf" : `(${q.before}`;
-      const reply = await this.#script(
-        SEARCH_SCRIPT,
-        [this.#stream, ...indexes],
-        [max, String(since), String(this.#maxPerReference)],
-      );
+      const reply = await this.#script(SEARCH_SCRIPT, [this.#stream, ...indexes], []);
       const flat = Array.isArray(reply) ? (reply as unknown[]) : [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
         const entry = parseEntry(String(flat[i]), flat[i + 1]);

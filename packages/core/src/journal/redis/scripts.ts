@@ -1,5 +1,7 @@
 // The Redis journal's scripts: a batch is written in one round trip, atomically (stream entry, reference indexes,
-// last success), and a search by reference reads the index and the stream entries in one more.
+// last success), and a search by reference reads the index and the stream entries in one more. An index is a list of
+// stream ids, oldest first (ids only grow): RPUSH answers the new length, so trimming costs nothing until a reference
+// has more entries than its cap (a sorted set cost several times more Redis time per entry).
 
 /**
  * Writes a batch. KEYS[1] the stream; ARGV: maxlen, ttl ms, index prefix, per-reference cap, then per entry: its
@@ -15,8 +17,7 @@ while i <= #ARGV do
   local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', maxlen, '*', 'e', json)
   for r = 1, n do
     local index = prefix .. 'ref:' .. ARGV[i + 3 + r]
-    redis.call('ZADD', index, at, id)
-    redis.call('ZREMRANGEBYRANK', index, 0, -(cap + 1))
+    if redis.call('RPUSH', index, id) > cap then redis.call('LTRIM', index, -cap, -1) end
     redis.call('PEXPIRE', index, ttl)
   end
   if success ~= '' and (last[success] == nil or last[success] < tonumber(at)) then last[success] = tonumber(at) end
@@ -29,15 +30,16 @@ end
 return 1`;
 
 /**
- * Reads the entries an index names, newest first. KEYS[1] the stream, KEYS[2..] the indexes; ARGV: max score,
- * min score, how many ids per index. Answers id, JSON, id, JSON …; ids the capped stream dropped are skipped.
+ * Reads the entries the indexes name, newest first. KEYS[1] the stream, KEYS[2..] the indexes. Answers id, JSON, id,
+ * JSON …; ids the capped stream dropped are skipped (the caller filters by time, source and outcome).
  */
 export const SEARCH_SCRIPT = `
 local out = {}
 local seen = {}
 for k = 2, #KEYS do
-  local ids = redis.call('ZREVRANGEBYSCORE', KEYS[k], ARGV[1], ARGV[2], 'LIMIT', 0, ARGV[3])
-  for _, id in ipairs(ids) do
+  local ids = redis.call('LRANGE', KEYS[k], 0, -1)
+  for n = #ids, 1, -1 do
+    local id = ids[n]
     if not seen[id] then
       seen[id] = true
       local found = redis.call('XRANGE', KEYS[1], id, id)

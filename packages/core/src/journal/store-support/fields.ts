@@ -41,13 +41,11 @@ const OUTCOMES: ReadonlySet<string> = new Set<JournalOutcome>([
 ]);
 
 /**
- * Untrusted text made storable: NUL (which PostgreSQL's text refuses) becomes U+FFFD, and the value is cut to `cap`
- * code points (never half of a surrogate pair). `undefined` stays `undefined`.
+ * Untrusted text cut to `cap` code points (never half of a surrogate pair). `undefined` stays `undefined`.
  */
 export function storable(value: unknown, cap: number): string | undefined {
   if (value === undefined || value === null) return undefined;
-  let text = String(value);
-  if (text.includes("\u0000")) text = text.replaceAll("\u0000", "\uFFFD");
+  const text = String(value);
   if (text.length <= cap) return text;
   let end = cap;
   // Cut before a high surrogate whose low half would be lost.
@@ -57,6 +55,42 @@ export function storable(value: unknown, cap: number): string | undefined {
   // Characters outside the BMP count as one in the database but two here: cut by code points when there are any.
   return /[\uD800-\uDFFF]/.test(cut) ? Array.from(text).slice(0, cap).join("") : cut;
 }
+
+/** How a journal's text columns hold untrusted text: cut to the column, and read back as it was given. */
+export interface TextCodec {
+  store(value: unknown, cap: number): string | undefined;
+  read(text: string): string;
+}
+
+/** Text stored as it is (MySQL, Redis), only cut. */
+export const PLAIN_TEXT: TextCodec = { store: storable, read: (text) => text };
+
+const ESCAPE = "\uFFFE";
+const NUL = String.fromCharCode(0);
+
+/**
+ * PostgreSQL's text refuses NUL: NUL is stored as U+FFFE "0", and U+FFFE (a noncharacter) doubled, so the text reads
+ * back exactly and a search escapes the same way. Text with neither (all real text) is stored as it is.
+ */
+export const NUL_ESCAPED_TEXT: TextCodec = {
+  store(value, cap) {
+    const text = storable(value, cap);
+    if (text === undefined || !(text.includes(NUL) || text.includes(ESCAPE))) return text;
+    // Escaping lengthens: cut the original further until its escaped form fits (never splitting an escape).
+    for (let limit = cap, round = 0; limit > 0 && round < 8; round++) {
+      const escaped = (storable(text, limit) as string)
+        .replaceAll(ESCAPE, `${ESCAPE}${ESCAPE}`)
+        .replaceAll(NUL, `${ESCAPE}0`);
+      if (escaped.length <= cap) return escaped;
+      limit -= escaped.length - cap;
+    }
+    return "";
+  },
+  read(text) {
+    if (!text.includes(ESCAPE)) return text;
+    return text.replace(/\uFFFE([0\uFFFE])/g, (_, c: string) => (c === "0" ? NUL : ESCAPE));
+  },
+};
 
 /** One entry as the row an SQL journal inserts (column name → value; `null` for absent). */
 export interface JournalRow {
@@ -105,8 +139,9 @@ function integerOrNull(value: unknown, min: number, max: number): number | null 
   return Math.min(max, Math.max(min, Math.round(value)));
 }
 
-/** An entry as its row: every text capped, numbers made finite; the body only when `recordBodies`. */
-export function rowOf(entry: JournalEntry, recordBodies: boolean): JournalRow {
+/** An entry as its row: every text capped (through `codec`), numbers made finite; the body only when `recordBodies`. */
+export function rowOf(entry: JournalEntry, recordBodies: boolean, codec: TextCodec = PLAIN_TEXT): JournalRow {
+  const storable = codec.store;
   const references = (entry.references ?? {}) as Record<string, unknown>;
   const reference = (name: (typeof REFERENCE_FIELDS)[number]) =>
     orNull(storable(references[name], COLUMN_CAPS.reference));
@@ -134,13 +169,14 @@ export function rowOf(entry: JournalEntry, recordBodies: boolean): JournalRow {
   };
 }
 
-const text = (value: unknown): string | undefined =>
-  value === null || value === undefined ? undefined : String(value);
+const textOf = (value: unknown, codec: TextCodec): string | undefined =>
+  value === null || value === undefined ? undefined : codec.read(String(value));
 const number = (value: unknown): number | undefined =>
   value === null || value === undefined ? undefined : Number(value);
 
 /** A row read back (`at_ms` the time as epoch ms) as an entry; absent columns stay absent. */
-export function entryOf(row: Record<string, unknown>): JournalEntry {
+export function entryOf(row: Record<string, unknown>, codec: TextCodec = PLAIN_TEXT): JournalEntry {
+  const text = (value: unknown) => textOf(value, codec);
   const references: Record<string, string> = {};
   for (const name of REFERENCE_FIELDS) {
     const value = text(row[name]);
@@ -160,7 +196,7 @@ export function entryOf(row: Record<string, unknown>): JournalEntry {
     outcome: String(row.outcome) as JournalOutcome,
     handlerMs: number(row.handler_ms),
     error: text(row.error),
-    instance: String(row.instance),
+    instance: text(row.instance) ?? "",
     body: text(row.body),
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
@@ -181,7 +217,8 @@ export interface NormalizedQuery {
 }
 
 /** {@link NormalizedQuery} of `query`; unknown outcomes are ignored (they match nothing). */
-export function normalizeQuery(query: JournalQuery = {}): NormalizedQuery {
+export function normalizeQuery(query: JournalQuery = {}, codec: TextCodec = PLAIN_TEXT): NormalizedQuery {
+  const storable = codec.store;
   const rawLimit = query.limit ?? 100;
   const limit = Number.isFinite(rawLimit) ? Math.min(1_000, Math.max(1, Math.floor(rawLimit))) : 100;
   const finite = (value: number | undefined) =>
@@ -203,7 +240,8 @@ export function normalizeQuery(query: JournalQuery = {}): NormalizedQuery {
 export function outcomesJson(run: JournalReconcileRun): string {
   const counts: Record<string, number> = {};
   for (const [name, count] of Object.entries(run.outcomes ?? {})) {
-    if (typeof count === "number" && Number.isFinite(count)) counts[storable(name, 64) as string] = count;
+    if (typeof count === "number" && Number.isFinite(count))
+      counts[(storable(name, 64) as string).replaceAll(NUL, "")] = count;
   }
   return JSON.stringify(counts);
 }
