@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `pnpm docs`: the documentation site (the guides in docs/guides and the API reference of every public entry point,
-// cross-linked, with client-side search) built by TypeDoc into docs-site/dist, offline. Any TypeDoc warning fails
+// `pnpm run docs` (without `run`, `pnpm docs` is pnpm's own command that opens a package's npm page): the
+// documentation site (the guides in docs/guides and the API reference of every public entry point, cross-linked,
+// with client-side search) built by TypeDoc into docs-site/dist, offline. Any TypeDoc warning fails
 // the build: an exported name without TSDoc (`undocumentedExports` below), a link that resolves nowhere, a guide
 // linking to a missing file, a type the reference mentions but cannot reach (typedoc.json's `validation`).
 //

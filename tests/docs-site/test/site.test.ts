@@ -1,4 +1,4 @@
-// The documentation site as a reader gets it: built once by the same code as `pnpm docs` (into a temporary folder),
+// The documentation site as a reader gets it: built once by the same code as `pnpm run docs` (into a temporary folder),
 // every internal link of every page checked, then the home page, a guide and an API page opened in headless
 // Chromium (Debian's `chromium`, or CHROMIUM_PATH) over HTTP on 127.0.0.1.
 // KIRIMBAYAR_SCREENSHOTS=1 also writes docs/site-home-desktop.png and docs/site-api-phone.png for the README.

@@ -1,5 +1,5 @@
 // The workflow that publishes the site: it cannot run here (GitHub Pages), so this checks it says what it must:
-// the same `pnpm docs` the tests build, the folder the build writes, Pages' upload and deploy actions, and the
+// the same `pnpm run docs` the tests build, the folder the build writes, Pages' upload and deploy actions, and the
 // permissions deploy-pages needs.
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -11,9 +11,9 @@ const workflow = readFileSync(join(repo, ".github/workflows/docs.yml"), "utf8");
 const rootPackage = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"));
 
 describe(".github/workflows/docs.yml", () => {
-  it("builds with the repository's `pnpm docs` into docs-site/dist and uploads that folder", () => {
+  it("builds with the repository's `pnpm run docs` into docs-site/dist and uploads that folder", () => {
     expect(rootPackage.scripts.docs).toBe("node docs-site/build.mjs");
-    expect(workflow).toMatch(/run: pnpm docs$/m);
+    expect(workflow).toMatch(/run: pnpm run docs$/m);
     expect(workflow).toMatch(
       /uses: actions\/upload-pages-artifact@v\d+\n(?:\s+if: .*\n)?\s+with:\n\s+path: docs-site\/dist$/m,
     );
