@@ -56,7 +56,7 @@ beforeAll(async () => {
   page.on("response", (response) => {
     if (response.status() >= 400) pageErrors.push(`HTTP ${response.status()}: ${response.url()}`);
   });
-}, 180_000);
+}, 300_000);
 
 beforeEach(() => {
   pageErrors = [];
