@@ -117,7 +117,7 @@ async function startTestShop(provider: FakeProvider, fakeUrl: string, inbox: Inb
     qris: new QrisClient({ apiKey: provider.apiKeys.qris[0] ?? "", baseUrl: fakeUrl }),
     payment: new PaymentGatewayClient({ apiKey: provider.apiKeys.payment[0] ?? "", baseUrl: fakeUrl }),
   };
-  const reconciler = createReconciler({ receivers: { qris, payment }, clients });
+  const reconciler = createReconciler({ receivers: { qris, payment }, clients, journal });
   const webConsole = createWebhookConsole({
     journal,
     basePath: BASE_PATH,
@@ -280,6 +280,12 @@ function ready(): { page: () => Promise<Page>; shop: TestShop } {
   };
 }
 
+/** The page's main content as a person reads it (rendered text, spaces collapsed). */
+async function mainText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText is the rendered text, as read on screen.
+  return (await page.locator("main").innerText()).replace(/\s+/g, " ");
+}
+
 /** Presses Tab until the focused element matches, at most `limit` times; fails otherwise. */
 async function tabTo(
   page: Page,
@@ -303,8 +309,13 @@ async function searchByKeyboard(page: Page, reference: string): Promise<string> 
   await tabTo(page, "the search field", (focused) => focused.id === "q");
   await page.keyboard.press("Control+A");
   await page.keyboard.type(reference);
-  await Promise.all([page.waitForURL(/\/search\?q=/), page.keyboard.press("Enter")]);
-  return (await page.locator("main").innerText()).replace(/\s+/g, " ");
+  // A new document for this reference (the previous page was a search page too).
+  await Promise.all([
+    page.waitForEvent("load"),
+    page.waitForURL((url) => url.searchParams.get("q") === reference),
+    page.keyboard.press("Enter"),
+  ]);
+  return await mainText(page);
 }
 
 async function screenshot(page: Page, name: string): Promise<void> {
@@ -322,9 +333,11 @@ describe("the webhook console in a shop, in Chromium", () => {
     const response = await page.goto(`${testShop.url}${BASE_PATH}`);
     expect(response?.status()).toBe(200);
     expect(response?.headers()["content-security-policy"]).toContain("default-src 'none'");
-    const overview = (await page.locator("main").innerText()).replace(/\s+/g, " ");
+    const overview = await mainText(page);
     expect(overview).toMatch(/QR/);
     expect(overview).toMatch(/Dead letters 1/);
+    // The reconciler's run, and what it found.
+    expect(overview).toMatch(/asked about 1 reference — 1 payment found only by reconciliation/);
     await screenshot(page, "console-overview-desktop.png");
     await page.close();
   });
@@ -365,8 +378,8 @@ describe("the webhook console in a shop, in Chromium", () => {
       "the Replay button",
       (focused) => focused.tagName === "BUTTON" && focused.text.startsWith("Replay"),
     );
-    await Promise.all([page.waitForURL(/\/search\?/), page.keyboard.press("Enter")]);
-    expect(await page.locator("main").innerText()).toMatch(/queued again/);
+    await Promise.all([page.waitForEvent("load"), page.keyboard.press("Enter")]);
+    expect(await mainText(page)).toMatch(/queued again/);
     await until("the replayed payment to be applied", () => testShop.applied.get(refs.dead) === 1);
     // A while longer: a second application would show now.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -388,7 +401,7 @@ describe("the webhook console in a shop, in Chromium", () => {
       client: document.documentElement.clientWidth,
     }));
     expect(width.scroll).toBeLessThanOrEqual(width.client);
-    expect(await page.locator("main").innerText()).toMatch(/after 2 failed tries/);
+    expect(await mainText(page)).toMatch(/after 2 failed tries/);
     await screenshot(page, "console-search-phone.png");
     await page.close();
   });

@@ -130,6 +130,8 @@ function kirimbayarModule(
           payment: { verify: verify.payment, ...idempotencyOption },
           orders: { verify: verify.orders, ...idempotencyOption },
         },
+        // Each reconciler run is journalled for the console's overview.
+        reconcileOptions: { journal },
         // Payments whose webhooks all failed are found by asking the provider; started and stopped with the app.
         ...(config.reconcileEveryMs === 0
           ? {}

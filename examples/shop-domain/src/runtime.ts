@@ -126,6 +126,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
   const reconciler = createReconciler({
     receivers: { qris: receivers.qris, payment: receivers.payment },
     clients: { qris: clients.qris, payment: clients.payment },
+    // Each run is journalled for the console's overview (what it asked about, what it found).
+    journal,
   });
   let reconciling: RunningReconciler | undefined;
   const webConsole = createShopConsole({

@@ -25,8 +25,11 @@ export interface KirimbayarModuleOptions {
    * inject `KirimbayarReconciler` and call `reconcile()` from your own scheduler.
    */
   reconcile?: ReconcilerSchedule;
-  /** Limits of the reconciler: `concurrency`, `minIntervalPerIdMs`, `logger`. */
-  reconcileOptions?: Pick<ReconcilerOptions, "concurrency" | "minIntervalPerIdMs" | "logger" | "clock">;
+  /**
+   * Limits of the reconciler: `concurrency`, `minIntervalPerIdMs`, `logger`; and `journal`, the receivers' delivery
+   * journal, to record each run for the webhook console.
+   */
+  reconcileOptions?: Pick<ReconcilerOptions, "concurrency" | "minIntervalPerIdMs" | "logger" | "clock" | "journal">;
   /**
    * Durable inbox (`@kirimbayar/inbox`): every receiver the module builds writes verified events to `inbox.queue`
    * and answers 200 once written; the module's `KirimbayarInboxWorker` runs them through the decorated handlers,
