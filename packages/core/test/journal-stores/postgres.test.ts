@@ -43,9 +43,10 @@ function countingPool(): { pool: pg.Pool; inserts: () => number } {
   const counting = new Proxy(pool, {
     get(target, property, receiver) {
       if (property === "query") {
-        return (text: string, values?: unknown[]) => {
-          if (/^INSERT INTO/.test(text)) inserts++;
-          return target.query(text, values);
+        // Text, or a named statement's config ({ name, text, values }).
+        return (text: string | { text: string }, values?: unknown[]) => {
+          if (/^INSERT INTO/.test(typeof text === "string" ? text : text.text)) inserts++;
+          return target.query(text as string, values);
         };
       }
       return Reflect.get(target, property, receiver);
@@ -214,9 +215,9 @@ describe("PostgresDeliveryJournal", () => {
     const capturing = new Proxy(pool, {
       get(target, property, receiver) {
         if (property === "query") {
-          return (text: string, values?: unknown[]) => {
-            if (text.includes(" UNION ")) [searchSql, searchValues] = [text, values ?? []];
-            return target.query(text, values);
+          return (text: string | { text: string }, values?: unknown[]) => {
+            if (typeof text === "string" && text.includes(" UNION ")) [searchSql, searchValues] = [text, values ?? []];
+            return target.query(text as string, values);
           };
         }
         return Reflect.get(target, property, receiver);

@@ -38,6 +38,12 @@ export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
   pool?: PgPoolLike;
   /** One connection (`pg` Client, PGlite); for tests and single-process apps. */
   client?: PgQueryable;
+  /**
+   * Send the insert as a named prepared statement, parsed and planned once per connection (default: `true` with a
+   * `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite, and through a binding). Set
+   * `false` behind a transaction-mode pooler (PgBouncer) that keeps no prepared statement between transactions.
+   */
+  preparedStatements?: boolean;
   /** Table name, optionally schema-qualified; default `kirimbayar_delivery_journal` (runs: `<table>_runs`). */
   table?: string;
   /** How long entries and reconcile runs are kept (default 7 days); {@link PostgresDeliveryJournal.deleteExpired}. */
@@ -90,6 +96,9 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
   readonly #buffer: WriteBehind<JournalRow>;
   readonly #sql: Record<"insert" | "insertRun" | "runs" | "counts" | "lastSuccess" | "sweep" | "sweepRuns", string>;
   readonly #table: string;
+  readonly #prepared: boolean;
+  /** The insert's prepared-statement name: per table, short (PostgreSQL cuts names at 63 bytes). */
+  readonly #insertName: string;
 
   constructor(options: PostgresDeliveryJournalOptions<Tx>) {
     const { pool, client, binding } = options ?? {};
@@ -110,6 +119,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     }
     this.#binding = binding;
     this.#connection = connection;
+    this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
     this.#retentionMs = options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
@@ -118,6 +128,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     }
     const table = options.table ?? DEFAULT_POSTGRES_JOURNAL_TABLE;
     this.#table = table;
+    this.#insertName = `kirimbayar_journal_insert_${fnv1a(table)}`;
     this.#schema = postgresJournalSchema(table);
     const t = quotedJournalTable(table);
     const runs = quotedJournalTable(runsTableOf(table));
@@ -270,7 +281,7 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
   // in it and records the entry outside (see DeliveryJournal.record), so no savepoint is needed.
   async #insertThrough(rows: JournalRow[], transaction: unknown): Promise<void> {
     try {
-      await this.#run(this.#sql.insert, [batchJson(rows)], transaction as Tx & PgQueryable);
+      await this.#run(this.#sql.insert, [batchJson(rows)], transaction as Tx & PgQueryable, this.#insertName);
     } catch (error) {
       throw writeFailed("PostgreSQL journal", "insert", error);
     }
@@ -278,17 +289,21 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
 
   async #insert(rows: JournalRow[]): Promise<void> {
     try {
-      await this.#run(this.#sql.insert, [batchJson(rows)]);
+      await this.#run(this.#sql.insert, [batchJson(rows)], undefined, this.#insertName);
     } catch (error) {
       throw writeFailed("PostgreSQL journal", "insert", error);
     }
   }
 
-  async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable): Promise<Record<string, unknown>[]> {
+  async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
     if (this.#binding !== undefined) {
       return (await this.#binding.query(sql, values, tx)).rows as Record<string, unknown>[];
     }
     const on = tx ?? (this.#connection as PgQueryable);
+    if (this.#prepared && name !== undefined) {
+      const named = on.query as unknown as (config: object) => PromiseLike<{ rows: Record<string, unknown>[] }>;
+      return (await named.call(on, { name, text: sql, values })).rows;
+    }
     return (await on.query(sql, values)).rows;
   }
 }
@@ -323,4 +338,14 @@ function batchJson(rows: readonly JournalRow[]): string {
 function iso(ms: number): string {
   const clamped = Math.min(253_402_300_799_000, Math.max(0, Number.isFinite(ms) ? ms : 0));
   return new Date(clamped).toISOString();
+}
+
+/** FNV-1a of a string, as 8 hex digits: a short, stable tag. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash.toString(16).padStart(8, "0");
 }
