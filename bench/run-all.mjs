@@ -52,6 +52,11 @@ const BENCHMARKS = [
     title: "MySQL idempotency store (MariaDB) vs memory store and a hand-rolled transaction",
     timeoutMs: 300_000,
   },
+  {
+    name: "journal-overhead",
+    title: "Delivery journal on vs off (memory, Postgres and Redis stores)",
+    timeoutMs: 540_000,
+  },
   { name: "reconcile-overhead", title: "Reconciliation vs direct status calls", timeoutMs: 180_000 },
   { name: "bundle-size", title: "Size of the webhooks entry", timeoutMs: 30_000 },
   { name: "receiver-construction", title: "Building a webhook receiver", timeoutMs: 60_000 },
