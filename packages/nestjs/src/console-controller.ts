@@ -54,7 +54,8 @@ interface FastifyConsoleReply {
 /**
  * Creates the controller serving a console at its `basePath`, guarded by `guards` (then by the console's own
  * `authorize`). `KirimbayarModule.forRoot({ console })` registers it; list it in a module's `controllers` yourself
- * to serve a console from another module. Every method and every sub-path reach the console; its answer (status,
+ * to serve a console from another module. Every method and every path up to three segments under the base path
+ * (every console route is one or two) reach the console; its answer (status,
  * CSP, cookies, redirects) goes back unchanged, on Express and on Fastify. The form bodies are taken as Nest's body
  * parser left them (the raw bytes with `rawBody: true`, else the parsed fields, encoded again).
  *
@@ -71,13 +72,28 @@ export function createConsoleController(options: KirimbayarConsoleOptions): Type
   class KirimbayarConsoleController {
     constructor(@Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost) {}
 
-    @All()
+    // One route per depth instead of a wildcard: Express 5 and Fastify share no wildcard syntax (`{*path}` is
+    // refused by Fastify's router, `*` makes Nest warn on Express). Every console route is at most two segments
+    // deep (`/actions/replay`); a third is allowed for what a later version may add. The base path is routed with
+    // and without its trailing slash (the console's own Overview link has it): Fastify tells them apart, and Nest
+    // strips one trailing slash from a route, so `//` is what leaves `<basePath>/`.
+    @All(["/", "//"])
     root(@Req() req: unknown, @Res() res: unknown): Promise<void> {
       return this.serve(req, res);
     }
 
-    @All("*")
+    @All(":kirimbayarConsole1")
     page(@Req() req: unknown, @Res() res: unknown): Promise<void> {
+      return this.serve(req, res);
+    }
+
+    @All(":kirimbayarConsole1/:kirimbayarConsole2")
+    subPage(@Req() req: unknown, @Res() res: unknown): Promise<void> {
+      return this.serve(req, res);
+    }
+
+    @All(":kirimbayarConsole1/:kirimbayarConsole2/:kirimbayarConsole3")
+    deepPage(@Req() req: unknown, @Res() res: unknown): Promise<void> {
       return this.serve(req, res);
     }
 

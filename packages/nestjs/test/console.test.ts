@@ -90,6 +90,11 @@ describe.each(["express", "fastify"] as const)("KirimbayarModule console on %s",
     const root = await fetch(`${origin}${basePath}`, { headers: staff });
     expect(root.status).toBe(200);
     expect(((await root.json()) as Seen).url).toBe(`${origin}${basePath}`);
+    for (const path of ["/", "/actions/replay", "/a/b/c"]) {
+      const deeper = await fetch(`${origin}${basePath}${path}`, { headers: staff });
+      expect(deeper.status, path).toBe(200);
+      expect(((await deeper.json()) as Seen).url).toBe(`${origin}${basePath}${path}`);
+    }
   });
 
   it.each([true, false])("passes a form post's body through Nest's body parser (rawBody: %s)", async (rawBody) => {
