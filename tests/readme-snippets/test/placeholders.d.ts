@@ -30,6 +30,11 @@ declare class OrdersService {
 declare const db: { unpaidQrOrders(): Promise<{ historyId: string; finalAmount: number }[]> };
 declare function alertOps(...args: unknown[]): void;
 declare const inbox: import("@kirimbayar/inbox").InboxQueue;
+// The webhook console's README (packages/console): the shop's own admin check, store and reconciler.
+declare function adminFromSession(cookie: string | null): Promise<{ id: string } | undefined>;
+declare function adminId(request: Request): string | undefined;
+declare const qrisStore: import("@kirimbayar/core/postgres").PostgresIdempotencyStore;
+declare const reconciler: import("@kirimbayar/core").Reconciler;
 /** The shop's own generated PrismaClient (an `Order` model), as `prisma generate` would type it for the snippets. */
 interface ShopPrismaOrders {
   update(args: { where: { qrisHistoryId: string }; data: { status: string } }): Promise<unknown>;

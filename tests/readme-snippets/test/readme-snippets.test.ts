@@ -19,6 +19,7 @@ const workDir = join(packageDir, ".snippets");
 
 const READMES = [
   "README.md",
+  "packages/console/README.md",
   "packages/core/README.md",
   "packages/express/README.md",
   "packages/fastify/README.md",
