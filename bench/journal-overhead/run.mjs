@@ -62,7 +62,7 @@ try {
     const s = routeSummary(runs[route]);
     return `| ${route} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
   };
-  const load = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${cpus().length} cores`;
+  const machine = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${cpus().length} cores`;
   const goals = STORES.map((store) => ({ store, ...pairedRatio(runs, `${store}-journal`, store, GOAL) }));
   const contexts = CONTEXT.map((store) => ({ store, ...pairedRatio(runs, `${store}-journal`, store) }));
   const fragment = `## Delivery journal on vs off
@@ -75,7 +75,7 @@ route, a fresh server per run, medians. Each store's route runs with its journal
 shared by store and journal) on loopback, started by the benchmark. Batched journals write one multi-row INSERT (or
 one script call) per 50 ms or 200 entries; the transactional route writes its entry in the delivery's transaction.
 The goal figures are the medians of the per-round on / off ratios, with confidence intervals from the rounds
-(bench/lib/stats.mjs). Machine: ${load}.
+(bench/lib/stats.mjs). Machine: ${machine}.
 
 | Route | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
 | --- | ---: | ---: | ---: | ---: |
