@@ -31,12 +31,18 @@ export function journalOutcomeOf(status: number, body: string): JournalOutcome {
 export function referencesOf(source: WebhookSource, event: unknown): JournalReferences {
   if (typeof event !== "object" || event === null) return {};
   const body = event as Record<string, unknown>;
+  const references: Record<string, string> = {};
   if (source === "qris") {
     const data = (typeof body.data === "object" && body.data !== null ? body.data : body) as Record<string, unknown>;
-    return defined({ qris_history_id: text(data.qris_history_id ?? data.history_id) });
+    keep(references, "qris_history_id", data.qris_history_id ?? data.history_id);
+  } else if (source === "payment") {
+    keep(references, "payment_id", body.payment_id);
+    keep(references, "order_id", body.order_id);
+  } else {
+    keep(references, "order_no", body.order_no);
+    keep(references, "cnote", body.cnote);
   }
-  if (source === "payment") return defined({ payment_id: text(body.payment_id), order_id: text(body.order_id) });
-  return defined({ order_no: text(body.order_no), cnote: text(body.cnote) });
+  return references;
 }
 
 /** The state an event reports: QR its event name (`payment.success`, `payment.expired`), others their `status`. */
@@ -52,8 +58,8 @@ function text(value: unknown): string | undefined {
   return value.length > MAX_REFERENCE_LENGTH ? value.slice(0, MAX_REFERENCE_LENGTH) : value;
 }
 
-function defined(references: Record<string, string | undefined>): JournalReferences {
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(references)) if (value !== undefined) kept[name] = value;
-  return kept;
+// Sets the reference only when the event has it (written in place: one object per entry, no intermediate).
+function keep(references: Record<string, string>, name: string, value: unknown): void {
+  const kept = text(value);
+  if (kept !== undefined) references[name] = kept;
 }

@@ -21,6 +21,7 @@ import { adopt } from "../webhooks/pipeline/thenable.js";
 import type { ReceiverConfig } from "../webhooks/receiver-config.js";
 import type { HandlerRegistry, WebhookHandler } from "../webhooks/registry.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
+import { type DeferredEntries, type DeferredEntry, deferredEntriesOf } from "./deferred.js";
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
 import { defaultJournalInstance } from "./instance.js";
 import { redactBody, summarizeError } from "./redact.js";
@@ -40,14 +41,22 @@ import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from 
 export const journalStage: JournalStage = { kind: "kirimbayar.journal-stage", run: journalTap } as RunnableJournalStage;
 
 type Handler = WebhookHandler<unknown>;
+// Far above the deliveries one process answers at once: `done` comes a few microtasks after each answer.
+const MAX_ANSWERS_AWAITING_DONE = 100_000;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What a receiver's notes share. */
 class Tap implements JournalTap {
   readonly instance: string;
   /** Notes of the events being dispatched, by event object (the handlers get that same object). */
   readonly notes = new Map<object, Note>();
-  /** Answers that dispatch gave (and journalled): `done` skips them. */
-  readonly answered = new WeakSet<WebhookHttpResponse>();
+  /**
+   * Answers that dispatch gave to `handle()` (and journalled): `done`, called with each right after, skips and forgets
+   * them. A Set rather than a WeakSet: weak entries cost every garbage collection, and these live a few microtasks.
+   */
+  readonly answered = new Set<WebhookHttpResponse>();
+  /** Where answered deliveries wait for their entries to be built and recorded, in batches. */
+  readonly deferred: DeferredEntries;
 
   constructor(
     readonly journal: DeliveryJournal,
@@ -55,6 +64,7 @@ class Tap implements JournalTap {
     readonly reports: FailureReports,
   ) {
     this.instance = journal.instance ?? defaultJournalInstance();
+    this.deferred = deferredEntriesOf(journal);
   }
 
   watch(dispatch: Dispatch): Dispatch & { readonly journal: JournalTap } {
@@ -80,20 +90,13 @@ class Tap implements JournalTap {
   }
 
   done(response: WebhookHttpResponse, rawBody: unknown, origin: JournalOrigin = "webhook", attempt?: number): void {
-    if (this.answered.has(response)) return;
-    const body = bodyOf(rawBody);
-    const status = response.status;
-    // Before verification nothing in the body is trusted: a 401 keeps only what happened, not what the body says.
-    const described = status === 400 ? lenientJson(body) : undefined;
-    const entry = this.entry(status, response.body, origin, undefined, described, status === 401 ? undefined : body);
-    if (attempt !== undefined) entry.attempt = attempt;
-    const error = status === 401 ? "verification failed" : answerError(status, response.body);
-    if (error !== undefined) entry.error = error;
-    this.write(entry, status);
+    if (this.answered.delete(response)) return;
+    this.deferred.add(new Refusal(this, response, rawBody, origin, attempt, this.config.clock()));
   }
 
   /** The fields every entry has, and the body when the journal keeps bodies. */
   entry(
+    at: number,
     httpStatus: number,
     answer: string,
     origin: JournalOrigin,
@@ -103,7 +106,7 @@ class Tap implements JournalTap {
   ): Mutable<JournalEntry> {
     const source = this.config.source;
     const entry: Mutable<JournalEntry> = {
-      at: this.config.clock(),
+      at,
       source,
       origin,
       references: referencesOf(source, event ?? described),
@@ -121,17 +124,6 @@ class Tap implements JournalTap {
     return entry;
   }
 
-  write(entry: JournalEntry, status: number): void {
-    let written: Promise<void>;
-    try {
-      written = this.journal.record([entry]);
-    } catch (error) {
-      this.failed(error, status);
-      return;
-    }
-    Promise.resolve(written).catch((error: unknown) => this.failed(error, status));
-  }
-
   failed(error: unknown, status: number): void {
     const { config, reports } = this;
     const source = config.source;
@@ -139,9 +131,9 @@ class Tap implements JournalTap {
     reports.report(error, { source, stage: "journal", status }).catch(() => {});
   }
 
-  /** Handlers that tell the note of their event when they start and settle. */
-  wrap(handlers: readonly Handler[]): Handler[] {
-    return handlers.map((handler) => (event, context) => {
+  /** A handler that tells the note of its event when it starts and settles. */
+  wrap(handler: Handler): Handler {
+    return (event, context) => {
       const note = this.notes.get(event as object);
       note?.started(context as DeliveryContext);
       let result: unknown;
@@ -162,11 +154,9 @@ class Tap implements JournalTap {
           throw error;
         },
       );
-    });
+    };
   }
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function journalTap(
   journal: DeliveryJournal,
@@ -175,15 +165,58 @@ function journalTap(
   registry: HandlerRegistry,
 ): JournalTap {
   const tap = new Tap(journal, config, reports);
-  // The handlers a delivery runs are wrapped on their way out of the registry, so the receiver's stages stay as
-  // they are without a journal.
-  const select = registry.select.bind(registry);
-  registry.select = (eventName, status) => tap.wrap(select(eventName, status) as readonly Handler[]) as never;
+  // Handlers are wrapped once, as they are registered (the tap is built with the receiver, before any handler), so
+  // that a delivery allocates no wrappers and the receiver's stages stay as they are without a journal.
+  const addForEvent = registry.addForEvent.bind(registry);
+  const addForStatus = registry.addForStatus.bind(registry);
+  const addForAny = registry.addForAny.bind(registry);
+  registry.addForEvent = (name, handler) => addForEvent(name, tap.wrap(handler as Handler) as never);
+  registry.addForStatus = (status, handler) => addForStatus(status, tap.wrap(handler as Handler) as never);
+  registry.addForAny = (handler) => addForAny(tap.wrap(handler as Handler) as never);
   return tap;
 }
 
-/** One dispatched event: what the handlers and failure reports told, turned into an entry once it is answered. */
-class Note implements JournalNote {
+/** A delivery refused before dispatch (or failed before it): its entry, built when its batch is recorded. */
+class Refusal implements DeferredEntry {
+  constructor(
+    private readonly tap: Tap,
+    private readonly response: WebhookHttpResponse,
+    private readonly rawBody: unknown,
+    private readonly origin: JournalOrigin,
+    private readonly attempt: number | undefined,
+    private readonly at: number,
+  ) {}
+
+  build(): JournalEntry {
+    const body = bodyOf(this.rawBody);
+    const { status, body: answer } = this.response;
+    // Before verification nothing in the body is trusted: a 401 keeps only what happened, not what the body says.
+    const described = status === 400 ? lenientJson(body) : undefined;
+    const entry = this.tap.entry(
+      this.at,
+      status,
+      answer,
+      this.origin,
+      undefined,
+      described,
+      status === 401 ? undefined : body,
+    );
+    if (this.attempt !== undefined) entry.attempt = this.attempt;
+    const error = status === 401 ? "verification failed" : answerError(status, answer);
+    if (error !== undefined) entry.error = error;
+    return entry;
+  }
+
+  notRecorded(error: unknown): void {
+    this.tap.failed(error, this.response.status);
+  }
+}
+
+/**
+ * One dispatched event: what the handlers and failure reports told. Once answered it waits in the journal's queue,
+ * with what its entry needs (the answer, its time, the handlers' time and error), and builds the entry there.
+ */
+class Note implements JournalNote, DeferredEntry {
   error: unknown;
   #context: DeliveryContext | undefined;
   #startedAt = 0;
@@ -193,6 +226,11 @@ class Note implements JournalNote {
   // The processed entry went in with the transaction; a failed in-transaction write turns later ones off.
   #written = false;
   #outsideOnly = false;
+  // Set when answered: what the entry says.
+  #at = 0;
+  #status = 0;
+  #answer = "";
+  #failure: unknown;
 
   constructor(
     private readonly tap: Tap,
@@ -223,7 +261,8 @@ class Note implements JournalNote {
   async inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean> {
     if (this.#outsideOnly) return true;
     try {
-      const entry = await this.#entry(200, "");
+      this.#settle(200, "");
+      const entry = await this.build();
       await timeLimited(
         () => this.tap.journal.record([entry], transaction),
         timeoutMs,
@@ -240,19 +279,47 @@ class Note implements JournalNote {
 
   answered(response: WebhookHttpResponse): WebhookHttpResponse {
     this.#forget();
-    this.tap.answered.add(response);
+    // Only `handle()` calls `done` (webhooks have no origin); applied events' answers are never looked up.
+    if (this.delivery.origin === undefined) this.#markAnswered(response);
     if (this.#written && response.status === 200) return response;
-    const status = response.status;
-    this.#entry(status, response.body).then(
-      (entry) => this.tap.write(entry, status),
-      (error: unknown) => this.tap.failed(error, status),
-    );
+    this.#settle(response.status, response.body);
+    this.tap.deferred.add(this);
     return response;
   }
 
   failed(error: unknown): void {
     this.#slot.error ??= error;
     this.answered({ status: 500, headers: {}, body: "" });
+  }
+
+  notRecorded(error: unknown): void {
+    this.tap.failed(error, this.#status);
+  }
+
+  /** The entry, from what was settled at the answer; a promise only when the key must be hashed. */
+  build(): JournalEntry | Promise<JournalEntry> {
+    const key = this.#context?.idempotencyKey ?? this.#keyOf();
+    if (key instanceof Promise) return key.then((hashed) => this.#entry(hashed));
+    return this.#entry(key);
+  }
+
+  #markAnswered(response: WebhookHttpResponse): void {
+    const answered = this.tap.answered;
+    // Bounded all the same: an answer whose `done` never came (a telemetry hook that threw) is not kept for ever.
+    if (answered.size >= MAX_ANSWERS_AWAITING_DONE) answered.clear();
+    answered.add(response);
+  }
+
+  // What the entry says is taken at the answer (its time, the handlers' time so far, the error reported).
+  #settle(status: number, answer: string): void {
+    this.#at = this.tap.config.clock();
+    this.#status = status;
+    this.#answer = answer;
+    this.#failure = this.#slot.error;
+    // Handlers still running (answered at their time limit) have run until now.
+    if (this.#handlerMs === undefined && this.#context !== undefined) {
+      this.#handlerMs = performance.now() - this.#startedAt;
+    }
   }
 
   #forget(): void {
@@ -262,21 +329,19 @@ class Note implements JournalNote {
     if (reports.applyFailures.get(key) === this) reports.applyFailures.delete(key);
   }
 
-  async #entry(httpStatus: number, answer: string): Promise<JournalEntry> {
+  #entry(key: string | undefined): JournalEntry {
     const delivery = this.delivery;
     const journalAs = delivery.journalAs;
     const origin = journalAs?.origin ?? delivery.origin ?? "webhook";
-    const entry = this.tap.entry(httpStatus, answer, origin, this.event, undefined, delivery.body);
-    const context = this.#context;
-    const key = context?.idempotencyKey ?? (await this.#keyOf());
+    const httpStatus = this.#status;
+    const entry = this.tap.entry(this.#at, httpStatus, this.#answer, origin, this.event, undefined, delivery.body);
     if (key !== undefined) entry.idempotencyKey = key;
-    const attempt = journalAs?.attempt ?? context?.attempt;
+    const attempt = journalAs?.attempt ?? this.#context?.attempt;
     if (attempt !== undefined) entry.attempt = attempt;
-    // Handlers still running (answered at their time limit) have run until now.
-    const handlerMs = this.#handlerMs ?? (this.#context && performance.now() - this.#startedAt);
+    const handlerMs = this.#handlerMs;
     if (handlerMs !== undefined) entry.handlerMs = Math.round(handlerMs * 1000) / 1000;
-    const failure = this.#slot.error;
-    const error = failure === undefined ? answerError(httpStatus, answer) : summarizeError(failure);
+    const failure = this.#failure;
+    const error = failure === undefined ? answerError(httpStatus, this.#answer) : summarizeError(failure);
     if (error !== undefined) entry.error = error;
     return entry;
   }

@@ -1,6 +1,7 @@
 // The in-memory delivery journal: for development and tests, one process only. Bounded by count and by age.
 import { WebhookConfigurationError } from "../../webhooks/errors.js";
 import type { WebhookSource } from "../../webhooks/verifiers/types.js";
+import { drainDeferredEntries } from "../deferred.js";
 import { defaultJournalInstance } from "../instance.js";
 import { redactBody } from "../redact.js";
 import { journalStage } from "../stage.js";
@@ -55,14 +56,21 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   readonly #maxEntries: number;
   readonly #retentionMs: number;
   readonly #clock: () => number;
-  // By id, in the order recorded (a Map keeps insertion order, so the first is the oldest recorded).
-  readonly #entries = new Map<number, JournalEntry>();
-  // Reference or key → ids of the entries that carry it.
-  readonly #index = new Map<string, Set<number>>();
+  // A ring of the newest `maxEntries` entries: entry number n (1, 2, …) sits at slot (n - 1) % maxEntries until a
+  // later one takes its slot. Recording costs one array write; nothing is unindexed on eviction.
+  readonly #ring: (KeptEntry | undefined)[] = [];
+  /** Entries recorded so far (the number of the newest). */
+  #recorded = 0;
+  // Reference or key → numbers of the entries that carried it, ascending (a number alone while it is one). Built at
+  // search time from the entries recorded since the last search, so deliveries never pay for it; numbers of entries
+  // gone since are skipped when read, and the index is built again once it holds more gone numbers than kept ones.
+  #index = new Map<string, number | number[]>();
+  /** Entries numbered up to this one are in the index. */
+  #indexedUpTo = 0;
+  /** Numbers the index holds. */
+  #indexedCount = 0;
   #runs: JournalReconcileRun[] = [];
-  #nextId = 1;
-  /** No kept entry has a smaller id (eviction counts up from it). */
-  #oldestId = 1;
+  #nextRunId = 1;
 
   constructor(options: MemoryDeliveryJournalOptions = {}) {
     this.#maxEntries = positive("maxEntries", options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES);
@@ -73,41 +81,30 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   }
 
   async record(entries: readonly JournalEntry[]): Promise<void> {
+    const ring = this.#ring;
+    const max = this.#maxEntries;
     for (const given of entries) {
-      const id = this.#nextId++;
-      const { body, ...rest } = given;
-      const entry: JournalEntry = {
-        ...rest,
-        id: String(id),
-        references: { ...given.references },
-        ...(this.recordBodies && typeof body === "string" ? { body: redactBody(body) } : {}),
-      };
-      this.#entries.set(id, entry);
-      for (const term of termsOf(entry)) {
-        const ids = this.#index.get(term);
-        if (ids === undefined) this.#index.set(term, new Set([id]));
-        else ids.add(id);
-      }
-    }
-    // Ids grow by one: the oldest kept is found by counting up. (`keys().next()` walks every deleted slot a Map
-    // keeps at its front until it rehashes: ~13 µs per entry at 10,000, most of a delivery's journal cost.)
-    while (this.#entries.size > this.#maxEntries) {
-      while (!this.#entries.has(this.#oldestId) && this.#oldestId < this.#nextId) this.#oldestId++;
-      this.#remove(this.#oldestId);
+      const number = ++this.#recorded;
+      // A copy: the caller's object may change later.
+      const entry: KeptEntry =
+        given.id === undefined && given.body === undefined
+          ? { ...given, references: { ...given.references }, number }
+          : this.#withoutIdKeptBody(given, number);
+      const slot = (number - 1) % max;
+      if (slot === ring.length) ring.push(entry);
+      else ring[slot] = entry;
     }
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
+    await drainDeferredEntries(this);
     const limit = Math.min(
       Math.max(1, Math.floor(query.limit ?? DEFAULT_JOURNAL_SEARCH_LIMIT)),
       MAX_JOURNAL_SEARCH_LIMIT,
     );
     const outcomes = query.outcomes === undefined ? undefined : new Set(query.outcomes);
-    const candidates =
-      query.reference === undefined
-        ? this.#entries.values()
-        : [...(this.#index.get(query.reference) ?? [])].map((id) => this.#entries.get(id) as JournalEntry);
-    const found: JournalEntry[] = [];
+    const candidates = query.reference === undefined ? this.#kept() : this.#withTerm(query.reference);
+    const found: KeptEntry[] = [];
     for (const entry of candidates) {
       if (query.source !== undefined && entry.source !== query.source) continue;
       if (query.since !== undefined && entry.at < query.since) continue;
@@ -115,10 +112,11 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
       if (outcomes !== undefined && !outcomes.has(entry.outcome)) continue;
       found.push(entry);
     }
-    return found.sort(newestFirst).slice(0, limit);
+    return found.sort(newestFirst).slice(0, limit).map(withId);
   }
 
   async summarize(since: number): Promise<JournalSourceSummary[]> {
+    await drainDeferredEntries(this);
     const summaries = new Map(
       SOURCES.map((source) => [
         source,
@@ -132,7 +130,7 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
         },
       ]),
     );
-    for (const entry of this.#entries.values()) {
+    for (const entry of this.#kept()) {
       const summary = summaries.get(entry.source);
       if (summary === undefined) continue;
       const status = entry.httpStatus;
@@ -149,7 +147,7 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   }
 
   async recordReconcileRun(run: JournalReconcileRun): Promise<void> {
-    this.#runs.push({ ...run, id: String(this.#nextId++), outcomes: { ...run.outcomes } });
+    this.#runs.push({ ...run, id: String(this.#nextRunId++), outcomes: { ...run.outcomes } });
     if (this.#runs.length > MAX_RECONCILE_RUNS) this.#runs = this.#runs.slice(-MAX_RECONCILE_RUNS);
   }
 
@@ -159,40 +157,105 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   }
 
   async deleteExpired(): Promise<number> {
+    await drainDeferredEntries(this);
     const cutoff = this.#clock() - this.#retentionMs;
+    const ring = this.#ring;
     let deleted = 0;
-    for (const [id, entry] of this.#entries) {
-      if (entry.at >= cutoff) continue;
-      this.#remove(id);
+    for (let slot = 0; slot < ring.length; slot++) {
+      const entry = ring[slot];
+      if (entry === undefined || entry.at >= cutoff) continue;
+      ring[slot] = undefined;
       deleted++;
     }
     this.#runs = this.#runs.filter((run) => run.finishedAt >= cutoff);
     return deleted;
   }
 
-  async close(): Promise<void> {}
+  /** Records what receivers answered and handed over, not yet recorded. */
+  async flush(): Promise<void> {
+    await drainDeferredEntries(this);
+  }
 
-  #remove(id: number): void {
-    const entry = this.#entries.get(id);
-    if (entry === undefined) return;
-    this.#entries.delete(id);
-    for (const term of termsOf(entry)) {
-      const ids = this.#index.get(term);
-      ids?.delete(id);
-      if (ids?.size === 0) this.#index.delete(term);
+  async close(): Promise<void> {
+    await drainDeferredEntries(this);
+  }
+
+  // The body is kept only when asked, redacted (again, for entries recorded by other code than the receiver's stage:
+  // redaction leaves redacted text as it is); the id is the journal's own.
+  #withoutIdKeptBody({ id: _id, body, ...given }: JournalEntry, number: number): KeptEntry {
+    const entry: KeptEntry = { ...given, references: { ...given.references }, number };
+    return this.recordBodies && typeof body === "string" ? { ...entry, body: redactBody(body) } : entry;
+  }
+
+  /** The entries kept, in no particular order. */
+  *#kept(): Generator<KeptEntry> {
+    for (const entry of this.#ring) if (entry !== undefined) yield entry;
+  }
+
+  /** The kept entry numbered `number`, if it still is. */
+  #entry(number: number): KeptEntry | undefined {
+    const entry = this.#ring[(number - 1) % this.#maxEntries];
+    return entry?.number === number ? entry : undefined;
+  }
+
+  /** The kept entries carrying `term` as a reference or idempotency key. */
+  #withTerm(term: string): KeptEntry[] {
+    this.#catchUpIndex();
+    const numbers = this.#index.get(term);
+    if (numbers === undefined) return [];
+    const found: KeptEntry[] = [];
+    for (const number of typeof numbers === "number" ? [numbers] : numbers) {
+      const entry = this.#entry(number);
+      if (entry !== undefined) found.push(entry);
     }
+    return found;
+  }
+
+  // Indexes the entries recorded since the last search; starts over when most numbers in it are of entries gone.
+  #catchUpIndex(): void {
+    const oldestKept = Math.max(1, this.#recorded - this.#maxEntries + 1);
+    if (this.#indexedCount > 2 * this.#maxEntries) {
+      this.#index = new Map();
+      this.#indexedCount = 0;
+      this.#indexedUpTo = 0;
+    }
+    for (let number = Math.max(this.#indexedUpTo + 1, oldestKept); number <= this.#recorded; number++) {
+      const entry = this.#entry(number);
+      if (entry === undefined) continue;
+      for (const term of termsOf(entry)) this.#indexTerm(term, number);
+    }
+    this.#indexedUpTo = this.#recorded;
+  }
+
+  #indexTerm(term: string, number: number): void {
+    const index = this.#index;
+    const numbers = index.get(term);
+    if (numbers === undefined) index.set(term, number);
+    else if (typeof numbers === "number") {
+      if (numbers === number) return;
+      index.set(term, [numbers, number]);
+    } else if (numbers[numbers.length - 1] !== number) numbers.push(number);
+    else return;
+    this.#indexedCount++;
   }
 }
 
-function termsOf(entry: JournalEntry): Set<string> {
-  const terms = new Set<string>();
-  for (const value of Object.values(entry.references)) if (typeof value === "string") terms.add(value);
-  if (entry.idempotencyKey !== undefined) terms.add(entry.idempotencyKey);
+/** An entry as the memory journal keeps it: numbered in recording order (its id, once searched). */
+type KeptEntry = Omit<JournalEntry, "id"> & { readonly number: number };
+
+function withId({ number, ...entry }: KeptEntry): JournalEntry {
+  return { ...entry, id: String(number) };
+}
+
+function termsOf(entry: KeptEntry): string[] {
+  const terms: string[] = [];
+  for (const value of Object.values(entry.references)) if (typeof value === "string") terms.push(value);
+  if (entry.idempotencyKey !== undefined) terms.push(entry.idempotencyKey);
   return terms;
 }
 
-function newestFirst(a: JournalEntry, b: JournalEntry): number {
-  return b.at - a.at || Number(b.id) - Number(a.id);
+function newestFirst(a: KeptEntry, b: KeptEntry): number {
+  return b.at - a.at || b.number - a.number;
 }
 
 function positive(name: string, value: number): number {

@@ -1,6 +1,7 @@
 import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
 import { assertBindingDialect } from "../../idempotency/sql/dialect.js";
+import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
 import { writeFailed } from "../store-support/errors.js";
 import {
@@ -263,13 +264,16 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
   }
 
   /** Writes the entries still buffered now (the timer would within `flushIntervalMs`). */
-  flush(): Promise<void> {
-    return this.#buffer.flush();
+  async flush(): Promise<void> {
+    // What receivers answered and handed over is recorded first (see journal/deferred.ts).
+    await drainDeferredEntries(this);
+    await this.#buffer.flush();
   }
 
   /** Writes what is still buffered; later `record()` calls reject. The connection you passed stays open. */
-  close(): Promise<void> {
-    return this.#buffer.close();
+  async close(): Promise<void> {
+    await drainDeferredEntries(this);
+    await this.#buffer.close();
   }
 
   #canWriteThrough(transaction: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis.js";
+import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
 import { DeliveryJournalWriteError, writeFailed } from "../store-support/errors.js";
 import {
@@ -222,13 +223,16 @@ export class RedisDeliveryJournal implements DeliveryJournal {
   }
 
   /** Writes the entries still buffered now (the timer would within `flushIntervalMs`). */
-  flush(): Promise<void> {
-    return this.#buffer.flush();
+  async flush(): Promise<void> {
+    // What receivers answered and handed over is recorded first (see journal/deferred.ts).
+    await drainDeferredEntries(this);
+    await this.#buffer.flush();
   }
 
   /** Writes what is still buffered; later `record()` calls reject. The client you passed stays open. */
-  close(): Promise<void> {
-    return this.#buffer.close();
+  async close(): Promise<void> {
+    await drainDeferredEntries(this);
+    await this.#buffer.close();
   }
 
   #oldestKept(): number {
