@@ -122,7 +122,11 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
       const result =
         "processInboxMessage" in receiver
           ? await receiver.processInboxMessage(message)
-          : await processInboxMessage(receiver, message, { attempt: delivery.attempt });
+          : await processInboxMessage(receiver, message, {
+              attempt: delivery.attempt,
+              // The engines restart the retry period when a dead letter is replayed: its tries are journalled as such.
+              replay: delivery.periodStartedAt !== message.receivedAt,
+            });
       switch (result.outcome) {
         case "applied":
         case "already_applied":
