@@ -23,7 +23,7 @@ export interface RedisIdempotencyStoreOptions {
    * Time one Redis operation may take before the store gives up and the receiver answers 503 (default 1,000 ms).
    * Bounds the wait when Redis is down and the client queues or retries commands. While the client is reconnecting,
    * an operation waits up to this long for it to be ready, so keep the client's reconnect back-off below it (see
-   * the README).
+   * the Redis guide, docs/guides/exactly-once/redis.md).
    */
   operationTimeoutMs?: number;
   /** Where the one-time advice about the client's offline queue goes; default `console`. */

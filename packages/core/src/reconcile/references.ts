@@ -57,5 +57,5 @@ function problemOf(reference: unknown): string | undefined {
     const id = (reference as { payment_id?: unknown }).payment_id;
     return typeof id === "string" && id.trim() !== "" ? undefined : "payment_id must be a non-empty string";
   }
-  return `source must be "qris" or "payment" (order statuses are not reconciled: see the README)`;
+  return `source must be "qris" or "payment" (order statuses are not reconciled: see the reconciliation guide)`;
 }
