@@ -6,7 +6,7 @@
 // delivery path) and with `MemoryDeliveryJournal`. Rounds rotate the variants; the figure is each variant's median µs
 // per delivery and its difference from "off". Deliveries run `CONCURRENCY` at a time, as a server's do.
 //
-//   node bench/journal-overhead/micro.mjs [--rounds 9] [--deliveries 20000] [--only off,memory]
+//   node bench/journal-overhead/micro.mjs [--rounds 5] [--deliveries 20000] [--only off,memory]
 import { MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import { PostgresDeliveryJournal } from "@kirimbayar/core/postgres";
 import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
@@ -17,7 +17,7 @@ const argument = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
   return at === -1 ? fallback : process.argv[at + 1];
 };
-const ROUNDS = Number(argument("rounds", 9));
+const ROUNDS = Number(argument("rounds", 5));
 const DELIVERIES = Number(argument("deliveries", 20_000));
 
 // A Postgres journal on a connection that answers every query at once: its batching and row-building, no database.
@@ -70,20 +70,34 @@ async function run(receiver, deliveries) {
   return Number(process.hrtime.bigint() - started) / 1e3 / deliveries;
 }
 
-const receivers = Object.fromEntries(only.map((name) => [name, receiverWith(VARIANTS[name]())]));
-// Warm-up: every variant past the JIT and, for the memory journal, past its 10,000-entry bound (it evicts from then).
-for (const name of only) await run(receivers[name], 15_000);
+// Each variant runs in a process of its own (as each route has its own server): sharing one would make the
+// receiver's call sites see every variant's shapes, which slows them all. Rounds of processes rotate the variants.
+const child = argument("child", undefined);
+if (child !== undefined) {
+  const receiver = receiverWith(VARIANTS[child]());
+  // Warm-up: past the JIT and, for the memory journal, past its 10,000-entry bound (it overwrites from then).
+  await run(receiver, 15_000);
+  const times = [];
+  for (let i = 0; i < 3; i++) times.push(await run(receiver, DELIVERIES));
+  console.log(JSON.stringify(times));
+  process.exit(0);
+}
+
+const { execFileSync } = await import("node:child_process");
 const times = Object.fromEntries(only.map((name) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = only.map((_, i) => only[(i + round) % only.length]);
-  for (const name of order) times[name].push(await run(receivers[name], DELIVERIES));
+  for (const name of order) {
+    const args = [process.argv[1], "--child", name, "--deliveries", String(DELIVERIES)];
+    times[name].push(...JSON.parse(execFileSync(process.execPath, args, { encoding: "utf8" })));
+  }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const off = times.off === undefined ? undefined : median(times.off);
-console.log(`${ROUNDS} rounds of ${DELIVERIES} deliveries, ${CONCURRENCY} at a time (median µs per delivery)`);
+console.log(`${ROUNDS} rounds of a process per variant, 3 x ${DELIVERIES} deliveries each, ${CONCURRENCY} at a time`);
+console.log("(median µs per delivery)");
 for (const name of only) {
   const us = median(times[name]);
   const extra = off === undefined || name === "off" ? "" : `  +${(us - off).toFixed(2)} µs (${(off / us).toFixed(2)}x)`;
   console.log(`${name.padEnd(8)} ${us.toFixed(2)} µs${extra}`);
 }
-process.exit(0);

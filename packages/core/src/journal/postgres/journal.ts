@@ -137,7 +137,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     this.#sql = {
       // The whole batch is one JSON parameter: one statement text whatever its size, values never in the SQL.
       insert: `INSERT INTO ${t} (${JOURNAL_COLUMNS.join(", ")})
-SELECT ${JOURNAL_COLUMNS.map((column) => `i.${column}`).join(", ")} FROM json_to_recordset($1::json) AS i(${types})`,
+SELECT ${JOURNAL_COLUMNS.map((column) => (column === "at" ? AT_FROM_MS : `i.${column}`)).join(", ")} FROM json_to_recordset($1::json) AS i(${types})`,
       insertRun: `INSERT INTO ${runs} (started_at, finished_at, reference_count, outcomes, instance)
 VALUES ($1::timestamptz, $2::timestamptz, $3::integer, $4::jsonb, $5)`,
       runs: `SELECT id, (extract(epoch FROM started_at) * 1000)::float8 AS started_ms,
@@ -314,7 +314,7 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
 
 // json_to_recordset's column types (the table's own types, so the insert casts nothing twice).
 const RECORD_TYPES: Record<(typeof JOURNAL_COLUMNS)[number], string> = {
-  at: "timestamptz",
+  at: "bigint",
   source: "text",
   origin: "text",
   event: "text",
@@ -335,13 +335,23 @@ const RECORD_TYPES: Record<(typeof JOURNAL_COLUMNS)[number], string> = {
 };
 
 function batchJson(rows: readonly JournalRow[]): string {
-  return JSON.stringify(rows.map((row) => ({ ...row, at: iso(row.at) })));
+  // Times travel as epoch ms (AT_FROM_MS): no Date nor ISO text per row; the rare one out of range is clamped.
+  const inRange = rows.every((row) => row.at >= 0 && row.at <= MAX_TIME_MS);
+  return JSON.stringify(inRange ? rows : rows.map((row) => ({ ...row, at: clampedTime(row.at) })));
+}
+
+/** The latest time PostgreSQL's timestamptz and the ISO form both hold: 9999-12-31T23:59:59Z. */
+const MAX_TIME_MS = 253_402_300_799_000;
+/** An entry's `at` (epoch ms, a bigint in the batch's JSON) as a timestamptz, exactly (interval arithmetic). */
+const AT_FROM_MS = "'epoch'::timestamptz + i.at * interval '1 millisecond'";
+
+function clampedTime(ms: number): number {
+  return Math.min(MAX_TIME_MS, Math.max(0, Number.isFinite(ms) ? ms : 0));
 }
 
 /** Epoch ms as an ISO string PostgreSQL reads exactly; out-of-range times are clamped. */
 function iso(ms: number): string {
-  const clamped = Math.min(253_402_300_799_000, Math.max(0, Number.isFinite(ms) ? ms : 0));
-  return new Date(clamped).toISOString();
+  return new Date(clampedTime(ms)).toISOString();
 }
 
 /** FNV-1a of a string, as 8 hex digits: a short, stable tag. */
