@@ -48,7 +48,10 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /** What a receiver's notes share. */
 class Tap implements JournalTap {
   readonly instance: string;
-  /** Notes of the events being dispatched, by event object (the handlers get that same object). */
+  /**
+   * Notes of the events being dispatched whose failure-report slot is applyEvent's own, by event object (the
+   * handlers get that same object). Every other note is its event's slot in `reports.applyFailures`, found there.
+   */
   readonly notes = new Map<object, Note>();
   /**
    * Answers that dispatch gave to `handle()` (and journalled): `done`, called with each right after, skips and forgets
@@ -131,10 +134,15 @@ class Tap implements JournalTap {
     reports.report(error, { source, stage: "journal", status }).catch(() => {});
   }
 
+  noteOf(event: object): Note | undefined {
+    const slot = this.reports.applyFailures.get(event);
+    return slot instanceof Note ? slot : this.notes.get(event);
+  }
+
   /** A handler that tells the note of its event when it starts and settles. */
   wrap(handler: Handler): Handler {
     return (event, context) => {
-      const note = this.notes.get(event as object);
+      const note = this.noteOf(event as object);
       note?.started(context as DeliveryContext);
       let result: unknown;
       try {
@@ -237,12 +245,13 @@ class Note implements JournalNote, DeferredEntry {
     private readonly event: unknown,
     private readonly delivery: NotedDelivery,
   ) {
-    delivery.journal = this;
+    // Only the transactional stage asks a delivery for its note (set only then: one property less per delivery).
+    if (tap.config.transactional !== undefined) delivery.journal = this;
     const key = event as object;
-    tap.notes.set(key, this);
     const failures = tap.reports.applyFailures;
     const slot = failures.get(key);
     if (slot === undefined) failures.set(key, this);
+    else tap.notes.set(key, this);
     this.#slot = slot ?? this;
   }
 
@@ -325,7 +334,7 @@ class Note implements JournalNote, DeferredEntry {
   #forget(): void {
     const key = this.event as object;
     const { notes, reports } = this.tap;
-    if (notes.get(key) === this) notes.delete(key);
+    if (this.#slot !== this && notes.get(key) === this) notes.delete(key);
     if (reports.applyFailures.get(key) === this) reports.applyFailures.delete(key);
   }
 
