@@ -243,14 +243,16 @@ export class RedisDeliveryJournal implements DeliveryJournal {
     const args = [String(this.#maxEntries), String(this.#retentionMs), this.#prefix, String(this.#maxPerReference)];
     for (const entry of entries) {
       const stored = storedEntry(entry, this.recordBodies);
-      const references = new Set<string>();
+      // Each index once, even when two references (or a reference and the key) carry the same text.
+      const references: string[] = [];
       for (const name of REFERENCE_FIELDS) {
         const value = stored.references[name];
-        if (value !== undefined) references.add(value);
+        if (value !== undefined && !references.includes(value)) references.push(value);
       }
-      if (stored.idempotencyKey !== undefined) references.add(stored.idempotencyKey);
+      const key = stored.idempotencyKey;
+      if (key !== undefined && !references.includes(key)) references.push(key);
       const success = isWebhookSuccess(stored.origin, stored.httpStatus) ? stored.source : "";
-      args.push(JSON.stringify(stored), String(stored.at), success, String(references.size), ...references);
+      args.push(JSON.stringify(stored), String(stored.at), success, String(references.length), ...references);
     }
     try {
       await this.#script(WRITE_SCRIPT, [this.#stream], args);
@@ -339,7 +341,7 @@ function storedEntry(
     instance: cut(entry.instance, COLUMN_CAPS.instance) ?? "",
     body: recordBodies ? cut(entry.body, COLUMN_CAPS.body) : undefined,
   };
-  for (const key of Object.keys(stored)) if (stored[key] === undefined) delete stored[key];
+  // Absent fields stay undefined: JSON.stringify leaves them out (deleting them would slow every entry down).
   return stored as unknown as JournalEntry & { references: Record<string, string> };
 }
 

@@ -10,13 +10,14 @@
  */
 export const WRITE_SCRIPT = `
 local maxlen, ttl, prefix, cap = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local refs = prefix .. 'ref:'
 local last = {}
 local i = 5
 while i <= #ARGV do
   local json, at, success, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', maxlen, '*', 'e', json)
   for r = 1, n do
-    local index = prefix .. 'ref:' .. ARGV[i + 3 + r]
+    local index = refs .. ARGV[i + 3 + r]
     if redis.call('RPUSH', index, id) > cap then redis.call('LTRIM', index, -cap, -1) end
     redis.call('PEXPIRE', index, ttl)
   end
