@@ -34,7 +34,10 @@ export interface RedisDeliveryJournalOptions {
   maxEntries?: number;
   /** How long entries and their indexes are kept (default 7 days); see {@link RedisDeliveryJournal.deleteExpired}. */
   retentionMs?: number;
-  /** Entries one reference's index keeps, newest (default 1,000): a flood of one reference stays bounded. */
+  /**
+   * Entries a search by one reference finds at most, newest (default 1,000): a flood of one reference stays bounded
+   * (its index keeps at most a quarter more, cut back in one go).
+   */
   maxPerReference?: number;
   /** Store each entry's (already redacted) `body` (default `false`). */
   recordBodies?: boolean;
@@ -55,7 +58,7 @@ const MAX_RUNS = 1_000;
 
 /**
  * The delivery journal in Redis: a capped stream (`XADD … MAXLEN ~ maxEntries`) of entries as JSON, and per
- * reference (and idempotency key) a list of stream ids (at most `maxPerReference`) with a TTL, so a search by
+ * reference (and idempotency key) a string of stream ids (a search reads the newest `maxPerReference`) with a TTL, so a search by
  * reference reads only its matches. Entries are batched (one script call per batch, see `batching`); {@link RedisDeliveryJournal.close}
  * writes what is left. The transaction argument of `record` is ignored (Redis has none shared with the effect).
  *
@@ -135,8 +138,8 @@ export class RedisDeliveryJournal implements DeliveryJournal {
       (outcomes === undefined || outcomes.has(entry.outcome));
     const found: JournalEntry[] = [];
     if (q.reference !== undefined) {
-      const indexes = [...new Set([q.reference, q.key as string])].map((value) => `${this.#prefix}ref:${value}`);
-      const reply = await this.#script(SEARCH_SCRIPT, [this.#stream, ...indexes], []);
+      const indexes = [...new Set([q.reference, q.key as string])].map((value) => `${this.#prefix}refs:${value}`);
+      const reply = await this.#script(SEARCH_SCRIPT, [this.#stream, ...indexes], [String(this.#maxPerReference)]);
       const flat = Array.isArray(reply) ? (reply as unknown[]) : [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
         const entry = parseEntry(String(flat[i]), flat[i + 1]);
