@@ -13,6 +13,7 @@ import type {
   JournalSourceSummary,
   JournalStage,
 } from "../types.js";
+import { EntryRing, type KeptEntry } from "./entry-ring.js";
 
 /** Options of {@link MemoryDeliveryJournal}. */
 export interface MemoryDeliveryJournalOptions {
@@ -56,11 +57,8 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   readonly #maxEntries: number;
   readonly #retentionMs: number;
   readonly #clock: () => number;
-  // A ring of the newest `maxEntries` entries: entry number n (1, 2, …) sits at slot (n - 1) % maxEntries until a
-  // later one takes its slot. Recording costs one array write; nothing is unindexed on eviction.
-  readonly #ring: (KeptEntry | undefined)[] = [];
-  /** Entries recorded so far (the number of the newest). */
-  #recorded = 0;
+  // The newest `maxEntries` entries, overwritten oldest first: nothing is unindexed on eviction.
+  readonly #ring: EntryRing;
   // Reference or key → numbers of the entries that carried it, ascending (a number alone while it is one). Built at
   // search time from the entries recorded since the last search, so deliveries never pay for it; numbers of entries
   // gone since are skipped when read, and the index is built again once it holds more gone numbers than kept ones.
@@ -73,7 +71,11 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   #nextRunId = 1;
 
   constructor(options: MemoryDeliveryJournalOptions = {}) {
-    this.#maxEntries = positive("maxEntries", options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES);
+    this.#maxEntries = Math.max(
+      1,
+      Math.floor(positive("maxEntries", options.maxEntries ?? DEFAULT_JOURNAL_MAX_ENTRIES)),
+    );
+    this.#ring = new EntryRing(this.#maxEntries);
     this.#retentionMs = positive("retentionMs", options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS);
     this.instance = options.instance ?? defaultJournalInstance();
     this.recordBodies = options.recordBodies === true;
@@ -81,18 +83,11 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   }
 
   async record(entries: readonly JournalEntry[]): Promise<void> {
-    const ring = this.#ring;
-    const max = this.#maxEntries;
     for (const given of entries) {
-      const number = ++this.#recorded;
-      // A copy: the caller's object may change later.
-      const entry: KeptEntry =
-        given.id === undefined && given.body === undefined
-          ? { ...given, references: { ...given.references }, number }
-          : this.#withoutIdKeptBody(given, number);
-      const slot = (number - 1) % max;
-      if (slot === ring.length) ring.push(entry);
-      else ring[slot] = entry;
+      // The body is kept only when asked, redacted (again, for entries recorded by other code than the receiver's
+      // stage: redaction leaves redacted text as it is).
+      const body = given.body;
+      this.#ring.push(given, this.recordBodies && typeof body === "string" ? redactBody(body) : undefined);
     }
   }
 
@@ -159,14 +154,7 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
   async deleteExpired(): Promise<number> {
     await drainDeferredEntries(this);
     const cutoff = this.#clock() - this.#retentionMs;
-    const ring = this.#ring;
-    let deleted = 0;
-    for (let slot = 0; slot < ring.length; slot++) {
-      const entry = ring[slot];
-      if (entry === undefined || entry.at >= cutoff) continue;
-      ring[slot] = undefined;
-      deleted++;
-    }
+    const deleted = this.#ring.expire(cutoff);
     this.#runs = this.#runs.filter((run) => run.finishedAt >= cutoff);
     return deleted;
   }
@@ -180,22 +168,14 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
     await drainDeferredEntries(this);
   }
 
-  // The body is kept only when asked, redacted (again, for entries recorded by other code than the receiver's stage:
-  // redaction leaves redacted text as it is); the id is the journal's own.
-  #withoutIdKeptBody({ id: _id, body, ...given }: JournalEntry, number: number): KeptEntry {
-    const entry: KeptEntry = { ...given, references: { ...given.references }, number };
-    return this.recordBodies && typeof body === "string" ? { ...entry, body: redactBody(body) } : entry;
-  }
-
   /** The entries kept, in no particular order. */
-  *#kept(): Generator<KeptEntry> {
-    for (const entry of this.#ring) if (entry !== undefined) yield entry;
+  #kept(): Generator<KeptEntry> {
+    return this.#ring.kept();
   }
 
   /** The kept entry numbered `number`, if it still is. */
   #entry(number: number): KeptEntry | undefined {
-    const entry = this.#ring[(number - 1) % this.#maxEntries];
-    return entry?.number === number ? entry : undefined;
+    return this.#ring.get(number);
   }
 
   /** The kept entries carrying `term` as a reference or idempotency key. */
@@ -213,18 +193,19 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
 
   // Indexes the entries recorded since the last search; starts over when most numbers in it are of entries gone.
   #catchUpIndex(): void {
-    const oldestKept = Math.max(1, this.#recorded - this.#maxEntries + 1);
+    const recorded = this.#ring.recorded;
+    const oldestKept = Math.max(1, recorded - this.#maxEntries + 1);
     if (this.#indexedCount > 2 * this.#maxEntries) {
       this.#index = new Map();
       this.#indexedCount = 0;
       this.#indexedUpTo = 0;
     }
-    for (let number = Math.max(this.#indexedUpTo + 1, oldestKept); number <= this.#recorded; number++) {
+    for (let number = Math.max(this.#indexedUpTo + 1, oldestKept); number <= recorded; number++) {
       const entry = this.#entry(number);
       if (entry === undefined) continue;
       for (const term of termsOf(entry)) this.#indexTerm(term, number);
     }
-    this.#indexedUpTo = this.#recorded;
+    this.#indexedUpTo = recorded;
   }
 
   #indexTerm(term: string, number: number): void {
@@ -239,9 +220,6 @@ export class MemoryDeliveryJournal implements DeliveryJournal {
     this.#indexedCount++;
   }
 }
-
-/** An entry as the memory journal keeps it: numbered in recording order (its id, once searched). */
-type KeptEntry = Omit<JournalEntry, "id"> & { readonly number: number };
 
 function withId({ number, ...entry }: KeptEntry): JournalEntry {
   return { ...entry, id: String(number) };
