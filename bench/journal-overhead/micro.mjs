@@ -3,12 +3,14 @@
 // receiver's `handle()` (token verification, memory idempotency store, a no-op handler, a new event per delivery)
 // called in a loop, with no journal, with a journal that keeps nothing (the receiver's journal stage alone), with a
 // batching journal whose writes do nothing (stage + write-behind buffer, as the Postgres and Redis journals on the
-// delivery path) and with `MemoryDeliveryJournal`. Rounds rotate the variants; the figure is each variant's median µs
+// delivery path), the same with the Redis journal's batches on a client that answers at once, and with
+// `MemoryDeliveryJournal`. Rounds rotate the variants; the figure is each variant's median µs
 // per delivery and its difference from "off". Deliveries run `CONCURRENCY` at a time, as a server's do.
 //
 //   node bench/journal-overhead/micro.mjs [--rounds 5] [--deliveries 20000] [--only off,memory]
 import { MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import { PostgresDeliveryJournal } from "@kirimbayar/core/postgres";
+import { RedisDeliveryJournal } from "@kirimbayar/core/redis";
 import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
 
 const TOKEN = "bench-webhook-token-0123456789abcdef";
@@ -22,6 +24,7 @@ const DELIVERIES = Number(argument("deliveries", 20_000));
 
 // A Postgres journal on a connection that answers every query at once: its batching and row-building, no database.
 const nullConnection = { query: async () => ({ rows: [], rowCount: 0 }) };
+const nullRedis = { call: async (command) => (command === "SCRIPT" ? "sha" : 1) };
 const VARIANTS = {
   off: () => undefined,
   stage: () => ({
@@ -31,6 +34,8 @@ const VARIANTS = {
     record: () => Promise.resolve(),
   }),
   batched: () => new PostgresDeliveryJournal({ client: nullConnection, instance: "bench" }),
+  // The Redis journal's side of a batch (entries as JSON, the script's arguments), on a client answering at once.
+  "redis-args": () => new RedisDeliveryJournal({ client: nullRedis, instance: "bench" }),
   memory: () => new MemoryDeliveryJournal({ instance: "bench" }),
 };
 const only = argument("only", Object.keys(VARIANTS).join(",")).split(",");
@@ -99,5 +104,5 @@ console.log("(median µs per delivery)");
 for (const name of only) {
   const us = median(times[name]);
   const extra = off === undefined || name === "off" ? "" : `  +${(us - off).toFixed(2)} µs (${(off / us).toFixed(2)}x)`;
-  console.log(`${name.padEnd(8)} ${us.toFixed(2)} µs${extra}`);
+  console.log(`${name.padEnd(10)} ${us.toFixed(2)} µs${extra}`);
 }
