@@ -87,12 +87,17 @@ interface Snippet {
 function snippetsOf(readme: string): Snippet[] {
   const text = readFileSync(join(repo, readme), "utf8");
   const snippets: Snippet[] = [];
-  // READMEs fence TypeScript as ```ts; guides may also write ```typescript.
+  // READMEs fence TypeScript as ```ts; guides may also write ```typescript. A fence indented under a list item is
+  // a snippet too (its indentation is taken off).
   const fence = readme.startsWith(`${GUIDES_DIR}/`)
-    ? /^```(?:ts|typescript)\n([\s\S]*?)^```$/gm
-    : /^```ts\n([\s\S]*?)^```$/gm;
+    ? /^( *)```(?:ts|typescript)\n([\s\S]*?)^\1```$/gm
+    : /^( *)```ts\n([\s\S]*?)^\1```$/gm;
   for (const match of text.matchAll(fence)) {
-    const code = match[1] ?? "";
+    const indent = match[1] ?? "";
+    const code = (match[2] ?? "")
+      .split("\n")
+      .map((codeLine) => (codeLine.startsWith(indent) ? codeLine.slice(indent.length) : codeLine))
+      .join("\n");
     const line = text.slice(0, match.index).split("\n").length + 1;
     const named = /^\/\/ ([\w.-]+)\.ts\b/.exec(code);
     snippets.push({
