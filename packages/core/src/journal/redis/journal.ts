@@ -244,6 +244,9 @@ export class RedisDeliveryJournal implements DeliveryJournal {
 
   async #write(entries: JournalEntry[]): Promise<void> {
     const args = [String(this.#maxEntries), String(this.#retentionMs), this.#prefix, String(this.#maxPerReference)];
+    // Each source's last webhook success in the batch travels once, ahead of the entries (not two arguments each).
+    const lastSuccess = new Map<string, number>();
+    const entryArgs: string[] = [];
     for (const entry of entries) {
       const stored = storedEntry(entry, this.recordBodies);
       // Each index once, even when two references (or a reference and the key) carry the same text.
@@ -254,9 +257,15 @@ export class RedisDeliveryJournal implements DeliveryJournal {
       }
       const key = stored.idempotencyKey;
       if (key !== undefined && !references.includes(key)) references.push(key);
-      const success = isWebhookSuccess(stored.origin, stored.httpStatus) ? stored.source : "";
-      args.push(JSON.stringify(stored), String(stored.at), success, String(references.length), ...references);
+      if (isWebhookSuccess(stored.origin, stored.httpStatus)) {
+        const at = stored.at as number;
+        if (at > (lastSuccess.get(stored.source) ?? Number.NEGATIVE_INFINITY)) lastSuccess.set(stored.source, at);
+      }
+      entryArgs.push(JSON.stringify(stored), String(references.length), ...references);
     }
+    args.push(String(lastSuccess.size));
+    for (const [source, at] of lastSuccess) args.push(source, String(at));
+    for (const arg of entryArgs) args.push(arg);
     try {
       await this.#script(WRITE_SCRIPT, [this.#stream], args);
     } catch (error) {

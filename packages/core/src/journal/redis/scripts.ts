@@ -6,8 +6,9 @@
 // (searches read only the newest `cap`), so a flood costs one cut per `cap / 4` entries.
 
 /**
- * Writes a batch. KEYS[1] the stream; ARGV: maxlen, ttl ms, index prefix, per-reference cap, then per entry: its
- * JSON, its `at`, the source whose last success it is (`""` when none), the number of references, the references.
+ * Writes a batch. KEYS[1] the stream; ARGV: maxlen, ttl ms, index prefix, per-reference cap, the number of sources
+ * with a webhook success in the batch and, for each, the source and its latest success's `at`; then per entry: its
+ * JSON, the number of references, the references.
  * Every key shares the prefix's hash tag (one Redis Cluster slot).
  */
 export const WRITE_SCRIPT = `
@@ -17,13 +18,13 @@ local slack = math.ceil(cap / 4)
 -- Stream ids are at least 15 characters (13-digit ms, '-', a sequence): an index shorter than this holds at most
 -- cap + slack ids, and is not read.
 local cutAt = (cap + slack + 1) * 16 - 1
-local last = {}
-local i = 5
+local sources = tonumber(ARGV[5])
+local i = 6 + 2 * sources
 while i <= #ARGV do
-  local json, at, success, n = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  local json, n = ARGV[i], tonumber(ARGV[i + 1])
   local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', maxlen, '*', 'e', json)
   for r = 1, n do
-    local index = refs .. ARGV[i + 3 + r]
+    local index = refs .. ARGV[i + 1 + r]
     if not redis.call('SET', index, id, 'NX', 'PX', ttl) then
       local length = redis.call('APPEND', index, ',' .. id)
       redis.call('PEXPIRE', index, ttl)
@@ -34,10 +35,10 @@ while i <= #ARGV do
       end
     end
   end
-  if success ~= '' and (last[success] == nil or last[success] < tonumber(at)) then last[success] = tonumber(at) end
-  i = i + 4 + n
+  i = i + 2 + n
 end
-for source, at in pairs(last) do
+for s = 0, sources - 1 do
+  local source, at = ARGV[6 + 2 * s], tonumber(ARGV[7 + 2 * s])
   local key = prefix .. 'last:' .. source
   if tonumber(redis.call('GET', key) or '0') < at then redis.call('SET', key, string.format('%d', at), 'PX', ttl) end
 end
