@@ -12,7 +12,7 @@
 // effect row, commit; 409 on a conflict or lock error, 500 on any other. Non-transactional routes with a no-op
 // handler: `memory` (MemoryIdempotencyStore) and `mysql` (MysqlIdempotencyStore over a mysql2 pool).
 // Every library gets a pool of 10 connections. Prints `ready <port>` once listening; stops on SIGTERM.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -58,10 +58,7 @@ async function build() {
     case "prisma-hand": {
       const { PrismaPg } = await import("@prisma/adapter-pg");
       const { PrismaClient } = await import(PRISMA_CLIENT);
-      // Both Prisma routes name their statements, as the Prisma guide advises (docs/guides/exactly-once/prisma.md):
-      // PostgreSQL then plans each statement once per connection, for the hand-rolled route as for the SDK's.
-      const adapter = new PrismaPg({ connectionString: url, max: POOL_SIZE }, { statementNameGenerator });
-      const prisma = new PrismaClient({ adapter });
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: POOL_SIZE }) });
       await prisma.$connect();
       if (kind === "prisma-hand") return { transact: (key, event) => prismaTransaction(prisma, key, event) };
       const { PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
@@ -279,14 +276,3 @@ process.on("SIGTERM", () => {
   server.closeAllConnections();
   server.close(() => process.exit(0));
 });
-
-// One name per SQL text, so that every connection prepares each statement once and reuses it.
-const statementNames = new Map();
-function statementNameGenerator(query) {
-  let name = statementNames.get(query.sql);
-  if (name === undefined) {
-    name = `p_${createHash("sha1").update(query.sql).digest("hex").slice(0, 20)}`;
-    statementNames.set(query.sql, name);
-  }
-  return name;
-}
