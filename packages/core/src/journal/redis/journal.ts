@@ -1,4 +1,5 @@
 import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis.js";
+import { raceTimer } from "../../timer-delay.js";
 import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
 import { DeliveryJournalWriteError, writeFailed } from "../store-support/errors.js";
@@ -306,22 +307,9 @@ export class RedisDeliveryJournal implements DeliveryJournal {
     }
   }
 
-  #command(args: string[]): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new DeliveryJournalWriteError(`Redis did not answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-      this.#send(args).then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
+  async #command(args: string[]): Promise<unknown> {
+    return raceTimer(this.#send(args), this.#timeoutMs, () => {
+      throw new DeliveryJournalWriteError(`Redis did not answer within ${this.#timeoutMs} ms`);
     });
   }
 }
