@@ -3,9 +3,10 @@
 // route with it off, over the memory, Postgres and Redis idempotency stores, each with its own journal (memory with
 // MemoryDeliveryJournal, Postgres with PostgresDeliveryJournal in the store's database, Redis with
 // RedisDeliveryJournal on the store's client). Express 5 + @kirimbayar/express, token verification, a new event per
-// request, autocannon with 50 connections on loopback. Paired rounds (bench/lib/paired-rounds.mjs): in every round
-// each store's two routes run back to back, their order flipping, so drift hits both alike; each goal figure is the
-// median of the per-round journal-on / journal-off ratios, with a confidence interval from the rounds. Goal: at least
+// request, autocannon with 50 connections on loopback. Concurrent rounds (bench/lib/concurrent-runs.mjs): in every
+// round each store's two routes are served at once on one core, so drift hits both alike, and judged by requests per
+// CPU-second of each server; each goal figure is the median of the per-round journal-on / journal-off ratios, with a
+// confidence interval from the rounds. Goal: at least
 // 0.90x for each store. The transactional Postgres route (the entry written in the delivery's transaction: one more
 // statement per delivery) is reported as context. Starts its own PostgreSQL and redis-server on loopback ports.
 // Writes bench/results/journal-overhead.md.
@@ -16,8 +17,11 @@ import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer } from "@kirimbayar/test-redis-server";
 import pg from "pg";
-import { measure as measureRoute, stopAll } from "../lib/orders-route-load.mjs";
-import { pairedRatio, retryingStart, routeSummary, runPairedRounds } from "../lib/paired-rounds.mjs";
+import { runConcurrentRounds } from "../lib/concurrent-runs.mjs";
+import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
+import { stopAll } from "../lib/orders-route-load.mjs";
+import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
+import { pairedRatio, routeSummary } from "../lib/paired-rounds.mjs";
 import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
 import { contextComment } from "../lib/summary.mjs";
 
@@ -26,7 +30,12 @@ const STORES = ["memory", "postgres", "redis"];
 const CONTEXT = ["postgres-transactional"];
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
 const DURATION_S = quick ? 2 : 3;
-const ROUNDS = quick ? 1 : 8;
+const ROUNDS = quick ? 1 : 12;
+const WARMUP_S = quick ? 0.5 : 1;
+/** The goal figure: requests per CPU-second of each route's server, both served at once (lib/concurrent-runs.mjs). */
+const METRIC = "perCpuSecond";
+/** The memory route against a second copy of itself: how far from 1.00x the method reads two equal routes. */
+const TWIN = "memory-twin";
 const CONNECTIONS = 50;
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
@@ -41,6 +50,8 @@ let postgres;
 let redis;
 // The machine's load is reported with the figures: on a shared machine other work moves every route's req/s.
 const loadAtStart = loadavg()[0];
+// Before the databases start, so that they and the load generator share the cores the server does not run on.
+const serverCpus = pinRunnerAwayFromServer();
 try {
   postgres = await startPostgresServer();
   redis = await startRedisServer();
@@ -53,52 +64,90 @@ try {
   await new PostgresDeliveryJournal({ client: setup, table: "bench_delivery_journal" }).ensureSchema();
   await setup.end();
   const targetOf = (route) =>
-    route.startsWith("memory") ? undefined : route.startsWith("redis") ? redis.port : postgres.url;
-  const load = { connections: CONNECTIONS, duration: DURATION_S, server: join(here, "server.mjs") };
-  const measure = retryingStart((route, round) => measureRoute(route, targetOf(route), round, load));
-  const groups = [...STORES, ...CONTEXT].map((store) => [store, `${store}-journal`]);
-  const runs = await runPairedRounds(groups, ROUNDS, measure);
+    route.startsWith("memory") ? [] : route.startsWith("redis") ? [String(redis.port)] : [postgres.url];
+  const routeOf = (route, round) => ({
+    args: [join(here, "server.mjs"), route === TWIN ? "memory" : route, ...targetOf(route)],
+    // A new event each time: a fresh key to claim and complete, and an entry to journal.
+    body: (sequence) =>
+      JSON.stringify({ order_no: `ORD-${route}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" }),
+  });
+  const groups = [...[...STORES, ...CONTEXT].map((store) => [store, `${store}-journal`]), ["memory", TWIN]];
+  // The twin pair shares the memory route's runs' name space: its own runs are kept apart under "memory@twin".
+  const runs = await runConcurrentRounds(
+    groups.map((group) => (group[1] === TWIN ? ["memory@twin", TWIN] : group)),
+    ROUNDS,
+    (route, round) => routeOf(route === "memory@twin" ? "memory" : route, round),
+    {
+      connections: CONNECTIONS,
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      serverCpus,
+      path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
+    },
+  );
   const row = (route) => {
     const s = routeSummary(runs[route]);
-    return `| ${route} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
+    return `| ${route} | ${Math.round(s.perCpuSecond ?? 0)} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
   };
   const machine = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, on ${cpus().length} cores`;
-  const goals = STORES.map((store) => ({ store, ...pairedRatio(runs, `${store}-journal`, store, GOAL) }));
-  const contexts = CONTEXT.map((store) => ({ store, ...pairedRatio(runs, `${store}-journal`, store) }));
+  const ratioOf = (route, baseline, goal) => ({
+    ...pairedRatio(runs, route, baseline, goal, METRIC),
+    plain: pairedRatio(runs, route, baseline),
+  });
+  const goals = STORES.map((store) => ({ store, ...ratioOf(`${store}-journal`, store, GOAL) }));
+  const contexts = CONTEXT.map((store) => ({ store, ...ratioOf(`${store}-journal`, store) }));
+  const twin = ratioOf(TWIN, "memory@twin");
+  const perRound = (ratios) => ratios.map((r) => r.toFixed(2)).join(", ");
+  const plainWords = (r) =>
+    `Plain req/s of the same runs: ${r.plain.ratio.toFixed(2)}x, interval ${formatInterval(r.plain.interval)}.`;
   const fragment = `## Delivery journal on vs off
 
 Order-status webhook route on Express 5 with \`@kirimbayar/express\`, token verification, a new event on every request
-(each claims and completes a fresh key), a no-op handler, autocannon ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${DURATION_S} s per
-route, a fresh server per run, medians. Each store's route runs with its journal (\`journal\` option of
-\`createWebhookReceiver\`) and without, back to back in every round (paired rounds, the order flipping). PostgreSQL
-(fsync off, as the test clusters, a \`pg\` Pool of 10 shared by store and journal) and Redis 7 (one ioredis client
-shared by store and journal) on loopback, started by the benchmark. Batched journals write one multi-row INSERT (or
-one script call) per 50 ms or 200 entries; the transactional route writes its entry in the delivery's transaction.
-The goal figures are the medians of the per-round on / off ratios, with confidence intervals from the rounds
-(bench/lib/stats.mjs). Machine: ${machine}.
+(each claims and completes a fresh key), a no-op handler. Each store's route with its journal (\`journal\` option of
+\`createWebhookReceiver\`) against the same route without. PostgreSQL (fsync off, as the test clusters, a \`pg\` Pool
+of 10 shared by store and journal) and Redis 7 (one ioredis client shared by store and journal) on loopback, started
+by the benchmark. Batched journals write one multi-row INSERT (or one script call) per 50 ms or 200 entries; the
+transactional route writes its entry in the delivery's transaction.
 
-| Route | req/s (median) | p50 latency | p99 latency | requests, all 2xx |
-| --- | ---: | ---: | ---: | ---: |
-${groups.flat().map(row).join("\n")}
+How it is measured (bench/lib/concurrent-runs.mjs): the two routes of a pair are served **at once**, each by a fresh
+server process, both pinned to the same core, each driven by its own autocannon with ${CONNECTIONS} connections (${WARMUP_S} s
+unrecorded, then ${DURATION_S} s); ${pinningWords(serverCpus)}. Run one after the other, the same route's req/s moved by
+10-30 % between back-to-back runs on these machines (per-round ratios from 0.64 to 1.21 in one run), and no goal
+ever settled; served at once, both meet the same drift. The goal figure is each route's **requests per CPU-second
+of its server** (its CPU time read from /proc): the req/s it sustains on a core of its own. The journal's database
+work (PostgreSQL's inserts, Redis's script) runs on the other core and is not in it. ${ROUNDS} round(s), the pairs'
+order rotating and each pair's start order flipping; the goal figures are the medians of the per-round on / off
+ratios, with confidence intervals from the rounds (bench/lib/stats.mjs). A memory route served beside a second copy
+of itself shows how far from 1.00x the method reads two equal routes. Machine: ${machine}.
+
+| Route | requests per CPU-second (median) | req/s, sharing the core (median) | p50 latency | p99 latency | requests, all 2xx |
+| --- | ---: | ---: | ---: | ---: | ---: |
+${groups
+  .flat()
+  .map((route, i, all) => (route === "memory" && all.indexOf(route) !== i ? "memory@twin" : route))
+  .map(row)
+  .join("\n")}
 
 ${goals
   .map(
     (g) =>
-      `${LABELS[g.store]}, on / off: **${g.ratio.toFixed(2)}x**, interval ${formatInterval(g.interval)} (goal at least ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[g.result]}**. Per round: ${g.ratios.map((r) => r.toFixed(2)).join(", ")}.`,
+      `${LABELS[g.store]}, on / off, requests per CPU-second: **${g.ratio.toFixed(2)}x**, interval ${formatInterval(g.interval)} (goal at least ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[g.result]}**. Per round: ${perRound(g.ratios)}. ${plainWords(g)}`,
   )
   .join("\n\n")}
 
 ${contexts
   .map(
     (c) =>
-      `${LABELS[c.store]}, on / off: **${c.ratio.toFixed(2)}x**, interval ${formatInterval(c.interval)} (context: one more statement in each delivery's transaction). Per round: ${c.ratios.map((r) => r.toFixed(2)).join(", ")}.`,
+      `${LABELS[c.store]}, on / off, requests per CPU-second: **${c.ratio.toFixed(2)}x**, interval ${formatInterval(c.interval)} (context: one more statement in each delivery's transaction). Per round: ${perRound(c.ratios)}. ${plainWords(c)}`,
   )
   .join("\n\n")}
+
+Memory route beside a copy of itself (the method's own reading of two equal routes), requests per CPU-second: **${twin.ratio.toFixed(2)}x**, interval ${formatInterval(twin.interval)}. Per round: ${perRound(twin.ratios)}.
 
 ${goals
   .map((g) =>
     goalComment({
-      what: `${g.store} route with its delivery journal vs without (req/s)`,
+      what: `${g.store} route with its delivery journal vs without (requests per CPU-second, served at once)`,
       measured: `${g.ratio.toFixed(2)}x`,
       target: `>= ${GOAL.toFixed(2)}x`,
       result: g.result,
@@ -109,13 +158,19 @@ ${goals
 ${contexts
   .map((c) =>
     contextComment({
-      what: "transactional Postgres route with its journal in the transaction vs without (req/s)",
+      what: "transactional Postgres route with its journal in the transaction vs without (requests per CPU-second, served at once)",
       measured: `${c.ratio.toFixed(2)}x`,
       interval: formatInterval(c.interval),
       why: "the entry commits with the effect: one more statement per delivery's transaction",
     }),
   )
   .join("\n")}
+${contextComment({
+  what: "memory route vs a copy of itself, served at once (requests per CPU-second)",
+  measured: `${twin.ratio.toFixed(2)}x`,
+  interval: formatInterval(twin.interval),
+  why: "how far from 1.00x the method reads two equal routes",
+})}
 `;
   mkdirSync(join(benchDir, "results"), { recursive: true });
   writeFileSync(join(benchDir, "results/journal-overhead.md"), fragment);

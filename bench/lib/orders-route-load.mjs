@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { pinnedNode } from "./cpu-pinning.mjs";
 import { ORDERS_ROUTE_TOKEN } from "./orders-route-token.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -45,9 +46,10 @@ export function stop(child) {
 /**
  * One autocannon run against a fresh server with the given store or inbox (`target`: the Redis port or Postgres
  * URL; `more`: further server arguments, e.g. an inbox's queue name; `load.server`: another server script taking the
- * same arguments, default lib/orders-route-server.mjs).
+ * same arguments, default lib/orders-route-server.mjs; `load.serverCpus`: the cores the server is pinned to, see
+ * lib/cpu-pinning.mjs).
  *
- * @param {{ connections: number, duration: number, server?: string }} load
+ * @param {{ connections: number, duration: number, server?: string, serverCpus?: string }} load
  */
 export async function measure(store, target, round, load, more = []) {
   const args = [
@@ -56,7 +58,8 @@ export async function measure(store, target, round, load, more = []) {
     ...(target === undefined ? [] : [String(target)]),
     ...more,
   ];
-  const { child, match } = await startProcess(process.execPath, args, /ready (\d+)/);
+  const [command, commandArgs] = pinnedNode(args, load.serverCpus);
+  const { child, match } = await startProcess(command, commandArgs, /ready (\d+)/);
   let sequence = 0;
   try {
     const result = await autocannon({

@@ -39,8 +39,10 @@ export async function runPairedRounds(groups, rounds, measure) {
 
 /** Medians of one route's runs, and its request count over all rounds. */
 export function routeSummary(runs) {
+  const perCpu = runs.map((r) => r.perCpuSecond).filter((value) => value !== undefined);
   return {
     rps: median(runs.map((r) => r.rps)),
+    ...(perCpu.length === 0 ? {} : { perCpuSecond: median(perCpu) }),
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     total: runs.reduce((sum, r) => sum + r.total, 0),
@@ -48,11 +50,12 @@ export function routeSummary(runs) {
 }
 
 /**
- * The per-round req/s ratios of `route` to `baseline`, their median and its confidence interval, and, given a
- * `goal` (at least), the verdict.
+ * The per-round ratios of `route` to `baseline` (of req/s, or of another figure of each run: `metric`, e.g.
+ * `perCpuSecond` from lib/concurrent-runs.mjs), their median and its confidence interval, and, given a `goal` (at
+ * least), the verdict.
  */
-export function pairedRatio(runs, route, baseline, goal) {
-  const ratios = runs[route].map((run, i) => run.rps / runs[baseline][i].rps);
+export function pairedRatio(runs, route, baseline, goal, metric = "rps") {
+  const ratios = runs[route].map((run, i) => run[metric] / runs[baseline][i][metric]);
   const interval = medianInterval(ratios);
   return {
     ratios,

@@ -1,0 +1,118 @@
+// Concurrent paired runs: a route and its twin served at the same time, each by its own fresh server process, both
+// pinned to the same core (lib/cpu-pinning.mjs), each driven by its own autocannon with the same connections. Run
+// one after the other, two routes' req/s differ by the machine's minute-to-minute drift as much as by their code
+// (a route's req/s moves by 10-30 % between back-to-back runs here); run at once, both meet the same drift, and
+// what differs is what each costs. Each server's CPU time is read from /proc around the measured window, so the
+// figure is requests per CPU-second of its process: the req/s that route sustains on a core of its own, unmoved
+// by how the kernel happened to share the core between the two.
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
+import { pinnedNode } from "./cpu-pinning.mjs";
+import { startProcess, stop } from "./orders-route-load.mjs";
+
+const TICK_MS = 10; // USER_HZ = 100 on Linux
+
+/** CPU time (user + system, every thread) of one process so far, in ms; undefined where /proc cannot tell. */
+export function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Serves every route of `routes` at once and drives them alike: `warmupS` seconds unrecorded (JIT, pools), then
+ * `durationS` seconds measured. Each route is `{ name, args, body(sequence) }` (`args`: the server's command line
+ * after `node`; `body`: the JSON text of request `sequence`, a new event each); `path` is the request path.
+ * Resolves to each route's `{ rps, p50, p99, non2xx, errors, total, cpuMs, perCpuSecond }`, by name.
+ *
+ * @param {{ connections: number, durationS: number, warmupS: number, serverCpus?: string, path: string }} load
+ */
+export async function runConcurrently(routes, load) {
+  const servers = [];
+  try {
+    for (const route of routes) {
+      const [command, args] = pinnedNode(route.args, load.serverCpus);
+      const { child, match } = await startProcess(command, args, /ready (\d+)/);
+      servers.push({ route, child, url: `http://127.0.0.1:${match[1]}`, sequence: 0 });
+    }
+    const drive = (server, duration) =>
+      autocannon({
+        url: server.url,
+        connections: load.connections,
+        duration,
+        requests: [
+          {
+            method: "POST",
+            path: load.path,
+            headers: { "content-type": "application/json" },
+            setupRequest: (request) => {
+              server.sequence += 1;
+              request.body = server.route.body(server.sequence);
+              return request;
+            },
+          },
+        ],
+      });
+    if (load.warmupS > 0) await Promise.all(servers.map((server) => drive(server, load.warmupS)));
+    const before = servers.map((server) => processCpuMs(server.child.pid));
+    const results = await Promise.all(servers.map((server) => drive(server, load.durationS)));
+    const after = servers.map((server) => processCpuMs(server.child.pid));
+    return Object.fromEntries(
+      servers.map((server, i) => {
+        const result = results[i];
+        const cpuMs = before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i];
+        return [
+          server.route.name,
+          {
+            rps: result.requests.average,
+            p50: result.latency.p50,
+            p99: result.latency.p99,
+            non2xx: result.non2xx,
+            errors: result.errors + result.timeouts,
+            total: result.requests.total,
+            cpuMs,
+            perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
+          },
+        ];
+      }),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => stop(server.child)));
+  }
+}
+
+/**
+ * `rounds` rounds of concurrent runs (see {@link runConcurrently}): in every round each group's routes are served
+ * and driven at once, the groups one after the other (their order rotating, each group's start order flipping, as
+ * lib/paired-rounds.mjs does), after one unrecorded run of each group. `routeOf(route, round)` gives a route's
+ * `{ args, body }`. Throws on any non-2xx answer or error. Resolves to each route's runs in round order, in the shape
+ * lib/paired-rounds.mjs's `routeSummary` and `pairedRatio` read.
+ */
+export async function runConcurrentRounds(groups, rounds, routeOf, load) {
+  const run = async (group, round) => {
+    const routes = group.map((name) => ({ name, ...routeOf(name, round) }));
+    const results = await runConcurrently(routes, load);
+    for (const name of group) {
+      const r = results[name];
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    }
+    return results;
+  };
+  for (const group of groups) await run(group, "warmup");
+  const runs = Object.fromEntries(groups.flat().map((route) => [route, []]));
+  for (let round = 1; round <= rounds; round++) {
+    const order = groups.map((_, i) => groups[(i + round) % groups.length]);
+    for (const group of order) {
+      const results = await run(round % 2 === 0 ? [...group].reverse() : group, round);
+      console.log(
+        `round ${round}: ${group.map((name) => `${name} ${Math.round(results[name].rps)} req/s, ${Math.round(results[name].perCpuSecond ?? 0)} per CPU-s`).join("; ")}`,
+      );
+      for (const name of group) runs[name].push(results[name]);
+    }
+  }
+  return runs;
+}
