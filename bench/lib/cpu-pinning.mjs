@@ -35,5 +35,5 @@ export function pinnedNode(args, serverCpus) {
 export function pinningWords(serverCpus) {
   return serverCpus === undefined
     ? "every process shares every core"
-    : `the route's server pinned to core ${serverCpus}, the load generator and the databases to the other core(s) (bench/lib/cpu-pinning.mjs)`;
+    : `the servers under test pinned to core ${serverCpus}, the load generator and the databases to the other core(s) (bench/lib/cpu-pinning.mjs)`;
 }

@@ -191,7 +191,7 @@ ${contextComment({
   what: "transactional route through pg (with an effect row) vs memory-store route (requests per CPU-second, served at once)",
   measured: `${context.ratio.toFixed(2)}x`,
   interval: formatInterval(context.interval),
-  why: "PostgreSQL's round trips on the same two cores set this ratio: the route is judged against a hand-rolled transaction",
+  why: "the transaction's round trips and effect row against no database at all: the route is judged against a hand-rolled transaction",
 })}
 `;
   mkdirSync(join(benchDir, "results"), { recursive: true });
