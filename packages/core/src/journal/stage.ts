@@ -139,29 +139,14 @@ class Tap implements JournalTap {
     return slot instanceof Note ? slot : this.notes.get(event);
   }
 
-  /** A handler that tells the note of its event when it starts and settles. */
+  /**
+   * A handler that tells the note of its event when it starts. Its time runs until the delivery is answered (see
+   * `Note.#settle`): no promise of its own per delivery, where waiting for the handler's own would cost one more.
+   */
   wrap(handler: Handler): Handler {
     return (event, context) => {
-      const note = this.noteOf(event as object);
-      note?.started(context as DeliveryContext);
-      let result: unknown;
-      try {
-        result = adopt(handler(event, context));
-      } catch (error) {
-        note?.ended();
-        throw error;
-      }
-      if (!(result instanceof Promise)) {
-        note?.ended();
-        return result;
-      }
-      return result.then(
-        () => note?.ended(),
-        (error: unknown) => {
-          note?.ended();
-          throw error;
-        },
-      );
+      this.noteOf(event as object)?.started(context as DeliveryContext);
+      return handler(event, context);
     };
   }
 }
@@ -263,10 +248,6 @@ class Note implements JournalNote, DeferredEntry {
     this.#handlerMs = undefined;
   }
 
-  ended(): void {
-    this.#handlerMs = performance.now() - this.#startedAt;
-  }
-
   async inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean> {
     if (this.#outsideOnly) return true;
     try {
@@ -325,7 +306,8 @@ class Note implements JournalNote, DeferredEntry {
     this.#status = status;
     this.#answer = answer;
     this.#failure = this.#slot.error;
-    // Handlers still running (answered at their time limit) have run until now.
+    // The handlers ran from their start until now: their own work and the delivery's completion after it, or until
+    // their time limit when they are still running.
     if (this.#handlerMs === undefined && this.#context !== undefined) {
       this.#handlerMs = performance.now() - this.#startedAt;
     }

@@ -61,7 +61,7 @@ export interface JournalEntry {
   /** The HTTP status the delivery was answered with (for reconciliation and inbox: the status it stands for). */
   readonly httpStatus: number;
   readonly outcome: JournalOutcome;
-  /** How long the handlers ran (ms), when they ran. */
+  /** How long the handlers ran (ms), when they ran: from their start until the delivery was answered. */
   readonly handlerMs?: number;
   /** A short, redacted summary of the error (≤ 500 characters), when the delivery failed or was refused. */
   readonly error?: string;
