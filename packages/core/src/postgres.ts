@@ -9,7 +9,7 @@ export {
   PostgresIdempotencyStore,
   type PostgresIdempotencyStoreOptions,
   postgresIdempotencySchema,
-} from "./idempotency/postgres.js";
+} from "./idempotency/postgres/index.js";
 export type { SqlBinding, SqlResult } from "./idempotency/sql/binding.js";
 export {
   DEFAULT_POSTGRES_JOURNAL_TABLE,

@@ -5,7 +5,7 @@ export {
   type NodeRedisLikeClient,
   RedisIdempotencyStore,
   type RedisIdempotencyStoreOptions,
-} from "./idempotency/redis.js";
+} from "./idempotency/redis/index.js";
 export { RedisDeliveryJournal, type RedisDeliveryJournalOptions } from "./journal/redis/index.js";
 // The delivery journal kept beside the idempotency records (issue 30).
 export {

@@ -1,7 +1,8 @@
-import type { IdempotencyRecordView } from "../journal/types.js";
-import { timerDelay } from "../timer-delay.js";
-import { type ObservableRedisClient, RedisReadiness } from "./redis-readiness.js";
-import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "./types.js";
+import type { IdempotencyRecordView } from "../../journal/types.js";
+import { timerDelay } from "../../timer-delay.js";
+import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "../types.js";
+import { type ObservableRedisClient, RedisReadiness } from "./readiness.js";
+import { CLAIM_SCRIPT, COMPLETE_SCRIPT, INSPECT_SCRIPT, RELEASE_SCRIPT, WITHDRAW_SCRIPT } from "./scripts.js";
 
 /** The part of an ioredis client the store uses (`call` sends any command). */
 export interface IoRedisLikeClient {
@@ -29,49 +30,6 @@ export interface RedisIdempotencyStoreOptions {
   /** Where the one-time advice about the client's offline queue goes; default `console`. */
   logger?: { warn(message: string): void };
 }
-
-// Record key: "p:<owner>" while a lease is live, "done" once completed. A sibling key counts released (failed)
-// attempts. Both share a hash tag so they land on the same Redis Cluster slot.
-const CLAIM_SCRIPT = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return {1, redis.call('GET', KEYS[2]) or '0'}
-end
-return {0, redis.call('GET', KEYS[1]) or ''}`;
-
-// Compare-and-set: only the claimant (or nobody, after its lease expired unclaimed) may mark the key completed.
-const COMPLETE_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
-if current == ARGV[1] or not current then
-  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
-  redis.call('DEL', KEYS[2])
-  return 1
-end
-return 0`;
-
-// Compare-and-delete: only the claimant releases; the failed attempt is counted for `ctx.isRetry`.
-const RELEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  redis.call('INCR', KEYS[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  return 1
-end
-return 0`;
-
-// Compare-and-delete of a claim its delivery never used (it timed out before Redis applied it): nothing ran, so no
-// attempt is counted.
-const WITHDRAW_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  return 1
-end
-return 0`;
-
-// Read-only: the record's value (an owner token never leaves the script), its time to live and the failed attempts.
-const INSPECT_SCRIPT = `
-local value = redis.call('GET', KEYS[1]) or ''
-if string.sub(value, 1, 2) == 'p:' then value = 'p:' end
-return {value, redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}`;
 
 /**
  * Idempotency store over Redis, shared by every process and instance that receives webhooks. Bring your own

@@ -1,4 +1,4 @@
-import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres.js";
+import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres/index.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
 import { assertBindingDialect } from "../../idempotency/sql/dialect.js";
 import { drainDeferredEntries } from "../deferred.js";

@@ -1,4 +1,4 @@
-import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis.js";
+import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis/index.js";
 import { raceTimer } from "../../timer-delay.js";
 import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
