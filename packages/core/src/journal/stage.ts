@@ -6,7 +6,7 @@
 // before dispatch). In between it learns the claim's context, the handlers' time and their failure from the
 // handlers themselves, which it wraps (`HandlerRegistry.select`), and from the receiver's failure reports.
 import { RequestBody } from "../webhooks/body.js";
-import type { DeliveryContext } from "../webhooks/context.js";
+import type { DeliveryContext, ReceivedDelivery } from "../webhooks/context.js";
 import type { WebhookHttpResponse } from "../webhooks/contract.js";
 import type {
   Dispatch,
@@ -17,9 +17,9 @@ import type {
 } from "../webhooks/pipeline/journal.js";
 import type { FailureReports } from "../webhooks/pipeline/report.js";
 import { timeLimited } from "../webhooks/pipeline/store-operation.js";
-import { adopt } from "../webhooks/pipeline/thenable.js";
 import type { ReceiverConfig } from "../webhooks/receiver-config.js";
 import type { HandlerRegistry, WebhookHandler } from "../webhooks/registry.js";
+import { fixedWebhookResponse } from "../webhooks/response.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
 import { type DeferredEntries, type DeferredEntry, deferredEntriesOf } from "./deferred.js";
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
@@ -77,19 +77,28 @@ class Tap implements JournalTap {
       try {
         outcome = dispatch(event, delivery);
       } catch (error) {
-        note.failed(error);
-        throw error;
+        return this.#threw(note, delivery.origin, error);
       }
       if (!(outcome instanceof Promise)) return note.answered(outcome);
       return outcome.then(
         (response) => note.answered(response),
-        (error: unknown) => {
-          note.failed(error);
-          throw error;
-        },
+        (error: unknown) => this.#threw(note, delivery.origin, error),
       );
     };
     return Object.assign(watched, { journal: this });
+  }
+
+  // Dispatch threw (an app's idempotency `key` function, an internal error). A webhook is answered here as `handle()`
+  // answers a throw (the same log line and 500), so that `done` knows the answer and the delivery is journalled once,
+  // with its references and the error; an applied event's caller gets the error, as without a journal.
+  #threw(note: Note, origin: ReceivedOrigin, error: unknown): WebhookHttpResponse {
+    if (origin !== undefined) {
+      note.failed(error, INTERNAL_ERROR());
+      throw error;
+    }
+    const { logger, source } = this.config;
+    logger.error?.("Unexpected error while processing a webhook", { source, error });
+    return note.failed(error, INTERNAL_ERROR());
   }
 
   done(response: WebhookHttpResponse, rawBody: unknown, origin: JournalOrigin = "webhook", attempt?: number): void {
@@ -277,9 +286,9 @@ class Note implements JournalNote, DeferredEntry {
     return response;
   }
 
-  failed(error: unknown): void {
+  failed(error: unknown, response: WebhookHttpResponse): WebhookHttpResponse {
     this.#slot.error ??= error;
-    this.answered({ status: 500, headers: {}, body: "" });
+    return this.answered(response);
   }
 
   notRecorded(error: unknown): void {
@@ -340,11 +349,20 @@ class Note implements JournalNote, DeferredEntry {
   // The key the receiver deduplicates on, for events answered before a claim (duplicates, queued events).
   #keyOf(): Promise<string> | string | undefined {
     const { config } = this.tap;
-    const key = config.customKey?.(this.event) ?? config.definition.defaultKey(this.event);
+    let key: string | undefined;
+    try {
+      key = config.customKey?.(this.event) ?? config.definition.defaultKey(this.event);
+    } catch {
+      return undefined; // the app's key function threw: the entry (of that failure) goes without a key
+    }
     if (key === undefined) return bodyHashKey(config.source, config.crypto, this.delivery.body.bytes);
     return key.length > MAX_KEY_LENGTH ? hashedKey(key, config.crypto) : key;
   }
 }
+
+/** The receiver's answer to a delivery whose processing threw (as `handle()` answers it). */
+const INTERNAL_ERROR = fixedWebhookResponse(500, "Internal error while processing the webhook");
+type ReceivedOrigin = ReceivedDelivery["origin"];
 
 // The message of a refusal or failure the receiver answered, as the entry's error.
 function answerError(status: number, answer: string): string | undefined {
