@@ -1,109 +1,70 @@
 #!/usr/bin/env node
 // Where a journal's cost goes: CPU time per request of the webhook server, of PostgreSQL's processes, of
 // redis-server and of the load generator, with the journal on and off (read from /proc around each autocannon run).
-// A diagnostic beside run.mjs, not a goal: req/s on two shared cores moves with whichever process is busiest, CPU
-// per request shows which one the journal made busier. Linux only.
+// A diagnostic beside run.mjs, not a goal: it shows which process the journal made busier, the database's work
+// included (run.mjs counts only the servers'). Linux only.
 //   node bench/journal-overhead/cpu.mjs [route ...] (default: every store, on and off), KIRIMBAYAR_BENCH_REPEAT=3
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import { startRedisServer } from "@kirimbayar/test-redis-server";
-import autocannon from "autocannon";
-import pg from "pg";
+import { processCpuMs } from "../lib/concurrent-runs.mjs";
 import { pinnedNode, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { startProcess, stop } from "../lib/orders-route-load.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
+import { newOrderEvents, postJsonLoad } from "../lib/post-load.mjs";
+import { startJournalDatabases } from "./databases.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const TICK_US = 10_000; // USER_HZ 100
-const REPEAT = Number(process.env.KIRIMBAYAR_BENCH_REPEAT ?? 3);
-const routes =
-  process.argv.slice(2).length > 0
-    ? process.argv.slice(2)
-    : ["memory", "memory-journal", "postgres", "postgres-journal", "redis", "redis-journal"];
+const REPEAT = Math.min(20, Math.max(1, Number(process.env.KIRIMBAYAR_BENCH_REPEAT ?? 3) || 3));
+const DEFAULT_ROUTES = ["memory", "memory-journal", "postgres", "postgres-journal", "redis", "redis-journal"];
+const routes = process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_ROUTES;
 
-/** utime + stime of one process, in µs (0 once it is gone). */
-function cpuOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  } catch {
-    return 0;
-  }
-}
-
-/** Summed CPU µs of every live process whose command name is `name`. */
+/** Summed CPU ms of every live process whose command name is `name`. */
 function cpuOfAll(name) {
   let sum = 0;
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name) sum += cpuOf(pid);
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === name) sum += processCpuMs(pid) ?? 0;
     } catch {}
   }
   return sum;
 }
 
 const serverCpus = pinRunnerAwayFromServer();
-const postgres = await startPostgresServer();
-const redis = await startRedisServer();
+const databases = await startJournalDatabases();
 try {
-  const setup = new pg.Client({ connectionString: postgres.url });
-  await setup.connect();
-  const { PostgresDeliveryJournal, PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
-  for (const kind of ["postgres", "postgres_transactional"]) {
-    await new PostgresIdempotencyStore({ client: setup, table: `bench_journal_idempotency_${kind}` }).ensureSchema();
-  }
-  await new PostgresDeliveryJournal({ client: setup, table: "bench_delivery_journal" }).ensureSchema();
-  await setup.end();
-  const targetOf = (route) =>
-    route.startsWith("memory") ? [] : route.startsWith("redis") ? [String(redis.port)] : [postgres.url];
   console.log("| route | req/s | server µs/req | postgres µs/req | redis µs/req | autocannon µs/req |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   for (let rep = 0; rep < REPEAT; rep++) {
     for (const route of routes) {
-      const [command, args] = pinnedNode([join(here, "server.mjs"), route, ...targetOf(route)], serverCpus);
+      const [command, args] = pinnedNode([join(here, "server.mjs"), route, ...databases.targetOf(route)], serverCpus);
       const { child, match } = await startProcess(command, args, /ready (\d+)/);
-      let sequence = 0;
-      const before = {
-        server: cpuOf(child.pid),
-        pg: cpuOfAll("postgres"),
-        redis: cpuOfAll("redis-server"),
-        self: process.cpuUsage(),
-      };
-      const result = await autocannon({
-        url: `http://127.0.0.1:${match[1]}`,
-        connections: 50,
-        duration: 4,
-        requests: [
-          {
-            method: "POST",
-            path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
-            headers: { "content-type": "application/json" },
-            setupRequest: (request) => {
-              sequence += 1;
-              request.body = JSON.stringify({
-                order_no: `ORD-${route}-${rep}-${sequence}`,
-                cnote: `JP${sequence}`,
-                status: "Dikirim",
-              });
-              return request;
-            },
-          },
-        ],
-      });
-      const self = process.cpuUsage(before.self);
-      const n = result.requests.total;
-      const per = (us) => (us / n).toFixed(1);
-      console.log(
-        `| ${route} | ${Math.round(result.requests.average)} | ${per(cpuOf(child.pid) - before.server)} | ${per(cpuOfAll("postgres") - before.pg)} | ${per(cpuOfAll("redis-server") - before.redis)} | ${per(self.user + self.system)} |`,
-      );
-      await stop(child);
+      try {
+        const cpu = () => ({
+          server: processCpuMs(child.pid) ?? 0,
+          pg: cpuOfAll("postgres"),
+          redis: cpuOfAll("redis-server"),
+        });
+        const before = { ...cpu(), self: process.cpuUsage() };
+        const result = await postJsonLoad({
+          url: `http://127.0.0.1:${match[1]}`,
+          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
+          connections: 50,
+          duration: 4,
+          bodyOf: newOrderEvents(route, `cpu${rep}`),
+        });
+        const after = cpu();
+        const self = process.cpuUsage(before.self);
+        const perRequest = (ms) => ((ms * 1000) / result.requests.total).toFixed(1);
+        console.log(
+          `| ${route} | ${Math.round(result.requests.average)} | ${perRequest(after.server - before.server)} | ${perRequest(after.pg - before.pg)} | ${perRequest(after.redis - before.redis)} | ${perRequest((self.user + self.system) / 1000)} |`,
+        );
+      } finally {
+        await stop(child);
+      }
     }
   }
 } finally {
-  await redis.stop();
-  await postgres.destroy();
+  await databases.stop();
 }

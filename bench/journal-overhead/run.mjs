@@ -14,16 +14,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import { startRedisServer } from "@kirimbayar/test-redis-server";
-import pg from "pg";
 import { runConcurrentRounds } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
 import { pairedRatio, routeSummary } from "../lib/paired-rounds.mjs";
+import { newOrderEvents } from "../lib/post-load.mjs";
 import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
 import { contextComment } from "../lib/summary.mjs";
+import { startJournalDatabases } from "./databases.mjs";
 
 const GOAL = 0.9;
 const STORES = ["memory", "postgres", "redis"];
@@ -46,30 +45,16 @@ const LABELS = {
   "postgres-transactional": "Postgres store, `transactional: true` + `PostgresDeliveryJournal` (in the transaction)",
 };
 
-let postgres;
-let redis;
+let databases;
 // The machine's load is reported with the figures: on a shared machine other work moves every route's req/s.
 const loadAtStart = loadavg()[0];
 // Before the databases start, so that they and the load generator share the cores the server does not run on.
 const serverCpus = pinRunnerAwayFromServer();
 try {
-  postgres = await startPostgresServer();
-  redis = await startRedisServer();
-  const setup = new pg.Client({ connectionString: postgres.url });
-  await setup.connect();
-  const { PostgresDeliveryJournal, PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
-  for (const kind of ["postgres", "postgres_transactional"]) {
-    await new PostgresIdempotencyStore({ client: setup, table: `bench_journal_idempotency_${kind}` }).ensureSchema();
-  }
-  await new PostgresDeliveryJournal({ client: setup, table: "bench_delivery_journal" }).ensureSchema();
-  await setup.end();
-  const targetOf = (route) =>
-    route.startsWith("memory") ? [] : route.startsWith("redis") ? [String(redis.port)] : [postgres.url];
+  databases = await startJournalDatabases();
   const routeOf = (route, round) => ({
-    args: [join(here, "server.mjs"), route === TWIN ? "memory" : route, ...targetOf(route)],
-    // A new event each time: a fresh key to claim and complete, and an entry to journal.
-    body: (sequence) =>
-      JSON.stringify({ order_no: `ORD-${route}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" }),
+    args: [join(here, "server.mjs"), route === TWIN ? "memory" : route, ...databases.targetOf(route)],
+    body: newOrderEvents(route, round), // a fresh key to claim and complete, and an entry to journal
   });
   const groups = [...[...STORES, ...CONTEXT].map((store) => [store, `${store}-journal`]), ["memory", TWIN]];
   // The twin pair shares the memory route's runs' name space: its own runs are kept apart under "memory@twin".
@@ -177,6 +162,5 @@ ${contextComment({
   console.log(fragment);
 } finally {
   await stopAll();
-  await redis?.stop();
-  await postgres?.destroy();
+  await databases?.stop();
 }

@@ -6,9 +6,9 @@
 // figure is requests per CPU-second of its process: the req/s that route sustains on a core of its own, unmoved
 // by how the kernel happened to share the core between the two.
 import { readFileSync } from "node:fs";
-import autocannon from "autocannon";
 import { pinnedNode } from "./cpu-pinning.mjs";
 import { startProcess, stop } from "./orders-route-load.mjs";
+import { postJsonLoad } from "./post-load.mjs";
 
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 
@@ -37,25 +37,15 @@ export async function runConcurrently(routes, load) {
     for (const route of routes) {
       const [command, args] = pinnedNode(route.args, load.serverCpus);
       const { child, match } = await startProcess(command, args, /ready (\d+)/);
-      servers.push({ route, child, url: `http://127.0.0.1:${match[1]}`, sequence: 0 });
+      servers.push({ route, child, url: `http://127.0.0.1:${match[1]}` });
     }
     const drive = (server, duration) =>
-      autocannon({
+      postJsonLoad({
         url: server.url,
+        path: load.path,
         connections: load.connections,
         duration,
-        requests: [
-          {
-            method: "POST",
-            path: load.path,
-            headers: { "content-type": "application/json" },
-            setupRequest: (request) => {
-              server.sequence += 1;
-              request.body = server.route.body(server.sequence);
-              return request;
-            },
-          },
-        ],
+        bodyOf: server.route.body,
       });
     if (load.warmupS > 0) await Promise.all(servers.map((server) => drive(server, load.warmupS)));
     const before = servers.map((server) => processCpuMs(server.child.pid));

@@ -4,9 +4,9 @@
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
 import { pinnedNode } from "./cpu-pinning.mjs";
 import { ORDERS_ROUTE_TOKEN } from "./orders-route-token.mjs";
+import { newOrderEvents, postJsonLoad } from "./post-load.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children = new Set();
@@ -60,29 +60,13 @@ export async function measure(store, target, round, load, more = []) {
   ];
   const [command, commandArgs] = pinnedNode(args, load.serverCpus);
   const { child, match } = await startProcess(command, commandArgs, /ready (\d+)/);
-  let sequence = 0;
   try {
-    const result = await autocannon({
+    const result = await postJsonLoad({
       url: `http://127.0.0.1:${match[1]}`,
+      path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
       connections: load.connections,
       duration: load.duration,
-      requests: [
-        {
-          method: "POST",
-          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
-          headers: { "content-type": "application/json" },
-          setupRequest: (request) => {
-            sequence += 1;
-            // A new event each time: a fresh key to claim and complete, or a new job to write (inbox mode).
-            request.body = JSON.stringify({
-              order_no: `ORD-${store}-${round}-${sequence}`,
-              cnote: `JP${sequence}`,
-              status: "Dikirim",
-            });
-            return request;
-          },
-        },
-      ],
+      bodyOf: newOrderEvents(store, round), // a fresh key to claim and complete, or a new job (inbox mode)
     });
     return {
       rps: result.requests.average,

@@ -21,6 +21,7 @@ import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
 import { pairedRatio, routeSummary } from "../lib/paired-rounds.mjs";
+import { newOrderEvents } from "../lib/post-load.mjs";
 import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
 import { contextComment } from "../lib/summary.mjs";
 
@@ -107,9 +108,7 @@ try {
 
   const routeOf = (route, round) => ({
     args: [server, route, ...(route === "memory" ? [] : [postgres.url])],
-    // A new event each time: a fresh key to claim and an effect row to write.
-    body: (sequence) =>
-      JSON.stringify({ order_no: `ORD-${route}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" }),
+    body: newOrderEvents(route, round), // a fresh key to claim and an effect row to write
   });
   const runs = await runConcurrentRounds(GROUPS, ROUNDS, routeOf, {
     connections: CONNECTIONS,
