@@ -1,11 +1,7 @@
 import type { MysqlCallbackApi, MysqlQueryable } from "../../idempotency/mysql/store.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
-import { assertBindingDialect } from "../../idempotency/sql/dialect.js";
-import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
-import { writeFailed } from "../store-support/errors.js";
 import {
-  DEFAULT_JOURNAL_RETENTION_MS,
   entryOf,
   JOURNAL_COLUMNS,
   JOURNAL_SOURCES,
@@ -18,7 +14,16 @@ import {
   storable,
   summariesOf,
 } from "../store-support/fields.js";
-import { type JournalBatchingOptions, WriteBehind } from "../store-support/write-behind.js";
+import {
+  assertOneConnection,
+  boundedRunLimit,
+  retentionOf,
+  SqlJournalWrites,
+  SWEEP_BATCH,
+  sweepExpired,
+  writeOrFail,
+} from "../store-support/sql-journal.js";
+import type { JournalBatchingOptions } from "../store-support/write-behind.js";
 import type {
   DeliveryJournal,
   JournalEntry,
@@ -53,8 +58,6 @@ export interface MysqlDeliveryJournalOptions<Tx = MysqlQueryable> {
   onError?: (error: unknown) => void;
 }
 
-const SWEEP_BATCH = 5_000;
-const SWEEP_ROUNDS = 200;
 const EPOCH = "'1970-01-01 00:00:00'";
 /** A DATETIME column as epoch ms, by arithmetic only (no time zone is involved). */
 const epochMs = (column: string) => `TIMESTAMPDIFF(MICROSECOND, ${EPOCH}, ${column}) DIV 1000`;
@@ -94,21 +97,20 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
   readonly #connection: MysqlQueryable | undefined;
   readonly #schema: string[];
   readonly #retentionMs: number;
-  readonly #buffer: WriteBehind<JournalRow>;
+  readonly #writes: SqlJournalWrites<Tx & MysqlQueryable>;
   readonly #table: string;
   readonly #runs: string;
 
   constructor(options: MysqlDeliveryJournalOptions<Tx>) {
     const { pool, connection, binding } = options ?? {};
-    if ([pool, connection, binding].filter((given) => given !== undefined).length !== 1) {
-      throw new TypeError("MysqlDeliveryJournal: pass one of binding, pool (a mysql2 Pool) or connection");
-    }
-    if (binding !== undefined) {
-      if (typeof binding.query !== "function") {
-        throw new TypeError("MysqlDeliveryJournal: binding must come from a kirimbayar binding (e.g. typeormBinding)");
-      }
-      assertBindingDialect("mysql", binding);
-    }
+    assertOneConnection({
+      journal: "MysqlDeliveryJournal",
+      dialect: "mysql",
+      binding,
+      drivers: [pool, connection],
+      driverChoices: "pool (a mysql2 Pool) or connection",
+      bindingExample: "typeormBinding",
+    });
     const given = pool ?? connection;
     const queryable = given === undefined ? undefined : promiseApi(given);
     if (queryable !== undefined && typeof queryable.execute !== "function") {
@@ -118,21 +120,19 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
     this.#connection = queryable;
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
-    this.#retentionMs = options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
-    if (!Number.isFinite(this.#retentionMs) || this.#retentionMs <= 0) {
-      throw new TypeError("MysqlDeliveryJournal: retentionMs must be a positive number");
-    }
+    this.#retentionMs = retentionOf("MysqlDeliveryJournal", options.retentionMs);
     const table = options.table ?? DEFAULT_MYSQL_JOURNAL_TABLE;
     this.#schema = mysqlJournalSchema(table);
     this.#table = quotedMysqlJournalTable(table);
     this.#runs = quotedMysqlJournalTable(`${table}_runs`);
-    this.#buffer = new WriteBehind(
-      (rows) => this.#insert(rows),
-      options.batching ?? {},
-      (error) => {
-        options.onError?.(error);
-      },
-    );
+    const writer = {
+      label: "MySQL journal",
+      insert: (rows: JournalRow[], tx?: Tx & MysqlQueryable) => this.#insert(rows, tx),
+      // A binding's Tx is whatever its library hands out; without a binding, a mysql2 connection holding it.
+      canWriteThrough: (transaction: unknown) =>
+        this.#binding !== undefined || typeof (transaction as Partial<MysqlQueryable>).execute === "function",
+    };
+    this.#writes = new SqlJournalWrites(this, writer, options);
   }
 
   /** Creates both tables if they do not exist (the shipped migration does the same). */
@@ -142,7 +142,7 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
 
   /** Entries dropped since the journal was built because its batching buffer was full. */
   get dropped(): number {
-    return this.#buffer.dropped;
+    return this.#writes.dropped;
   }
 
   /**
@@ -152,10 +152,7 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
    */
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
     const rows = entries.map((entry) => rowOf(entry, this.recordBodies));
-    if (transaction !== undefined && transaction !== null && this.#canWriteThrough(transaction)) {
-      return this.#insert(rows, transaction as Tx & MysqlQueryable);
-    }
-    return this.#buffer.add(rows);
+    return this.#writes.record(rows, transaction);
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
@@ -217,8 +214,8 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
   }
 
   async recordReconcileRun(run: JournalReconcileRun): Promise<void> {
-    try {
-      await this.#run(
+    await writeOrFail("MySQL journal", "reconcile run insert", () =>
+      this.#run(
         `INSERT INTO ${this.#runs} (started_at, finished_at, reference_count, outcomes, instance) VALUES (?, ?, ?, ?, ?)`,
         [
           utc(run.startedAt),
@@ -227,14 +224,12 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
           outcomesJson(run),
           storable(run.instance, 128) ?? "",
         ],
-      );
-    } catch (error) {
-      throw writeFailed("MySQL journal", "reconcile run insert", error);
-    }
+      ),
+    );
   }
 
   async reconcileRuns(limit = 20): Promise<JournalReconcileRun[]> {
-    const bounded = Number.isFinite(limit) ? Math.min(1_000, Math.max(1, Math.floor(limit))) : 20;
+    const bounded = boundedRunLimit(limit);
     const { rows } = await this.#run(
       `SELECT id, ${epochMs("started_at")} AS started_ms, ${epochMs("finished_at")} AS finished_ms, reference_count,
   outcomes, instance FROM ${this.#runs} ORDER BY started_at DESC, id DESC LIMIT ${bounded}`,
@@ -246,52 +241,33 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
   /** Deletes entries (and reconcile runs) older than the retention, 5,000 rows per statement; returns the entries. */
   async deleteExpired(): Promise<number> {
     const cutoff = utc(Date.now() - this.#retentionMs);
-    let deleted = 0;
-    for (let round = 0; round < SWEEP_ROUNDS; round++) {
-      const { affectedRows } = await this.#run(
-        `DELETE FROM ${this.#table} WHERE at < ? ORDER BY at LIMIT ${SWEEP_BATCH}`,
-        [cutoff],
-      );
-      deleted += affectedRows;
-      if (affectedRows < SWEEP_BATCH) break;
-    }
-    for (let round = 0; round < SWEEP_ROUNDS; round++) {
-      const { affectedRows } = await this.#run(
-        `DELETE FROM ${this.#runs} WHERE finished_at < ? ORDER BY finished_at LIMIT ${SWEEP_BATCH}`,
-        [cutoff],
-      );
-      if (affectedRows < SWEEP_BATCH) break;
-    }
-    return deleted;
+    const sweep = async (table: string, column: string) =>
+      (await this.#run(`DELETE FROM ${table} WHERE ${column} < ? ORDER BY ${column} LIMIT ${SWEEP_BATCH}`, [cutoff]))
+        .affectedRows;
+    return sweepExpired(
+      () => sweep(this.#table, "at"),
+      () => sweep(this.#runs, "finished_at"),
+    );
   }
 
   /** Writes the entries still buffered now (the timer would within `flushIntervalMs`). */
   async flush(): Promise<void> {
     // What receivers answered and handed over is recorded first (see journal/deferred.ts).
-    await drainDeferredEntries(this);
-    await this.#buffer.flush();
+    await this.#writes.flush();
   }
 
   /** Writes what is still buffered; later `record()` calls reject. The pool you passed stays open. */
   async close(): Promise<void> {
-    await drainDeferredEntries(this);
-    await this.#buffer.close();
+    await this.#writes.close();
   }
 
-  #canWriteThrough(transaction: unknown): boolean {
-    return this.#binding !== undefined || typeof (transaction as Partial<MysqlQueryable>).execute === "function";
-  }
-
-  async #insert(rows: JournalRow[], tx?: Tx & MysqlQueryable): Promise<void> {
+  /** One multi-row insert of `rows` (every value a placeholder), through `tx` when given. */
+  #insert(rows: JournalRow[], tx?: Tx & MysqlQueryable): Promise<Result> {
     const sql = `INSERT INTO ${this.#table} (${JOURNAL_COLUMNS.join(", ")}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(", ")}`;
     const values = rows.flatMap((row) =>
       JOURNAL_COLUMNS.map((column) => (column === "at" ? utc(row.at) : row[column])),
     );
-    try {
-      await this.#run(sql, values, tx);
-    } catch (error) {
-      throw writeFailed("MySQL journal", "insert", error);
-    }
+    return this.#run(sql, values, tx);
   }
 
   async #run(sql: string, values: unknown[], tx?: Tx & MysqlQueryable): Promise<Result> {

@@ -1,11 +1,7 @@
 import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres/index.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
-import { assertBindingDialect } from "../../idempotency/sql/dialect.js";
-import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
-import { writeFailed } from "../store-support/errors.js";
 import {
-  DEFAULT_JOURNAL_RETENTION_MS,
   entryOf,
   JOURNAL_COLUMNS,
   JOURNAL_SOURCES,
@@ -18,7 +14,16 @@ import {
   rowOf,
   summariesOf,
 } from "../store-support/fields.js";
-import { type JournalBatchingOptions, WriteBehind } from "../store-support/write-behind.js";
+import {
+  assertOneConnection,
+  boundedRunLimit,
+  retentionOf,
+  SqlJournalWrites,
+  SWEEP_BATCH,
+  sweepExpired,
+  writeOrFail,
+} from "../store-support/sql-journal.js";
+import type { JournalBatchingOptions } from "../store-support/write-behind.js";
 import type {
   DeliveryJournal,
   JournalEntry,
@@ -59,9 +64,6 @@ export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
   onError?: (error: unknown) => void;
 }
 
-const SWEEP_BATCH = 5_000;
-const SWEEP_ROUNDS = 200;
-
 /** The columns read back, with `at` as epoch ms. */
 const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNAL_COLUMNS.filter((c) => c !== "at").join(", ")}`;
 
@@ -94,7 +96,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
   readonly #connection: PgQueryable | undefined;
   readonly #schema: string[];
   readonly #retentionMs: number;
-  readonly #buffer: WriteBehind<JournalRow>;
+  readonly #writes: SqlJournalWrites<Tx & PgQueryable>;
   readonly #sql: Record<"insert" | "insertRun" | "runs" | "counts" | "lastSuccess" | "sweep" | "sweepRuns", string>;
   readonly #table: string;
   readonly #prepared: boolean;
@@ -103,17 +105,14 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
 
   constructor(options: PostgresDeliveryJournalOptions<Tx>) {
     const { pool, client, binding } = options ?? {};
-    if ([pool, client, binding].filter((given) => given !== undefined).length !== 1) {
-      throw new TypeError("PostgresDeliveryJournal: pass one of binding, pool (a pg Pool) or client (one connection)");
-    }
-    if (binding !== undefined) {
-      if (typeof binding.query !== "function") {
-        throw new TypeError(
-          "PostgresDeliveryJournal: binding must come from a kirimbayar binding (e.g. prismaBinding)",
-        );
-      }
-      assertBindingDialect("postgres", binding);
-    }
+    assertOneConnection({
+      journal: "PostgresDeliveryJournal",
+      dialect: "postgres",
+      binding,
+      drivers: [pool, client],
+      driverChoices: "pool (a pg Pool) or client (one connection)",
+      bindingExample: "prismaBinding",
+    });
     const connection = pool ?? client;
     if (connection !== undefined && typeof connection.query !== "function") {
       throw new TypeError("PostgresDeliveryJournal: pool or client must have query(text, values)");
@@ -123,10 +122,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
-    this.#retentionMs = options.retentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
-    if (!Number.isFinite(this.#retentionMs) || this.#retentionMs <= 0) {
-      throw new TypeError("PostgresDeliveryJournal: retentionMs must be a positive number");
-    }
+    this.#retentionMs = retentionOf("PostgresDeliveryJournal", options.retentionMs);
     const table = options.table ?? DEFAULT_POSTGRES_JOURNAL_TABLE;
     this.#table = table;
     this.#insertName = `kirimbayar_journal_insert_${fnv1a(table)}`;
@@ -157,13 +153,16 @@ SELECT count(*)::int AS n FROM gone`,
       sweepRuns: `WITH gone AS (DELETE FROM ${runs} WHERE id IN (SELECT id FROM ${runs} WHERE finished_at < $1::timestamptz LIMIT $2) RETURNING 1)
 SELECT count(*)::int AS n FROM gone`,
     };
-    this.#buffer = new WriteBehind(
-      (rows) => this.#insert(rows),
-      options.batching ?? {},
-      (error) => {
-        options.onError?.(error);
-      },
-    );
+    const writer = {
+      label: "PostgreSQL journal",
+      // The whole batch is one JSON parameter, sent as the named statement when prepared statements are on.
+      insert: (rows: JournalRow[], tx?: Tx & PgQueryable) =>
+        this.#run(this.#sql.insert, [batchJson(rows)], tx, this.#insertName),
+      // A binding's Tx is whatever its library hands out; without a binding, a pg client holding the transaction.
+      canWriteThrough: (transaction: unknown) =>
+        this.#binding !== undefined || typeof (transaction as Partial<PgQueryable>).query === "function",
+    };
+    this.#writes = new SqlJournalWrites(this, writer, options);
   }
 
   /** Creates both tables and their indexes if they do not exist (the shipped migration does the same). */
@@ -173,7 +172,7 @@ SELECT count(*)::int AS n FROM gone`,
 
   /** Entries dropped since the journal was built because its batching buffer was full. */
   get dropped(): number {
-    return this.#buffer.dropped;
+    return this.#writes.dropped;
   }
 
   /**
@@ -183,10 +182,7 @@ SELECT count(*)::int AS n FROM gone`,
    */
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
     const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
-    if (transaction !== undefined && transaction !== null && this.#canWriteThrough(transaction)) {
-      return this.#insertThrough(rows, transaction);
-    }
-    return this.#buffer.add(rows);
+    return this.#writes.record(rows, transaction);
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
@@ -229,74 +225,40 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
   }
 
   async recordReconcileRun(run: JournalReconcileRun): Promise<void> {
-    try {
-      await this.#run(this.#sql.insertRun, [
+    await writeOrFail("PostgreSQL journal", "reconcile run insert", () =>
+      this.#run(this.#sql.insertRun, [
         iso(run.startedAt),
         iso(run.finishedAt),
         Math.max(0, Math.round(Number(run.references) || 0)),
         outcomesJson(run),
         NUL_ESCAPED_TEXT.store(run.instance, 128) ?? "",
-      ]);
-    } catch (error) {
-      throw writeFailed("PostgreSQL journal", "reconcile run insert", error);
-    }
+      ]),
+    );
   }
 
   async reconcileRuns(limit = 20): Promise<JournalReconcileRun[]> {
-    const bounded = Number.isFinite(limit) ? Math.min(1_000, Math.max(1, Math.floor(limit))) : 20;
-    return (await this.#run(this.#sql.runs, [bounded])).map(reconcileRunOf);
+    return (await this.#run(this.#sql.runs, [boundedRunLimit(limit)])).map(reconcileRunOf);
   }
 
   /** Deletes entries (and reconcile runs) older than the retention, 5,000 rows per statement; returns the entries. */
   async deleteExpired(): Promise<number> {
     const cutoff = iso(Date.now() - this.#retentionMs);
-    let deleted = 0;
-    for (let round = 0; round < SWEEP_ROUNDS; round++) {
-      const n = Number((await this.#run(this.#sql.sweep, [cutoff, SWEEP_BATCH]))[0]?.n ?? 0);
-      deleted += n;
-      if (n < SWEEP_BATCH) break;
-    }
-    for (let round = 0; round < SWEEP_ROUNDS; round++) {
-      const n = Number((await this.#run(this.#sql.sweepRuns, [cutoff, SWEEP_BATCH]))[0]?.n ?? 0);
-      if (n < SWEEP_BATCH) break;
-    }
-    return deleted;
+    const sweep = async (sql: string) => Number((await this.#run(sql, [cutoff, SWEEP_BATCH]))[0]?.n ?? 0);
+    return sweepExpired(
+      () => sweep(this.#sql.sweep),
+      () => sweep(this.#sql.sweepRuns),
+    );
   }
 
   /** Writes the entries still buffered now (the timer would within `flushIntervalMs`). */
   async flush(): Promise<void> {
     // What receivers answered and handed over is recorded first (see journal/deferred.ts).
-    await drainDeferredEntries(this);
-    await this.#buffer.flush();
+    await this.#writes.flush();
   }
 
   /** Writes what is still buffered; later `record()` calls reject. The connection you passed stays open. */
   async close(): Promise<void> {
-    await drainDeferredEntries(this);
-    await this.#buffer.close();
-  }
-
-  #canWriteThrough(transaction: unknown): boolean {
-    // A binding's Tx is whatever its library hands out; without a binding, a pg client holding the transaction.
-    return this.#binding !== undefined || typeof (transaction as Partial<PgQueryable>).query === "function";
-  }
-
-  // A failed insert fails the delivery's transaction: the receiver then runs the delivery again without the journal
-  // in it and records the entry outside (see DeliveryJournal.record), so no savepoint is needed.
-  async #insertThrough(rows: JournalRow[], transaction: unknown): Promise<void> {
-    try {
-      await this.#run(this.#sql.insert, [batchJson(rows)], transaction as Tx & PgQueryable, this.#insertName);
-    } catch (error) {
-      throw writeFailed("PostgreSQL journal", "insert", error);
-    }
-  }
-
-  async #insert(rows: JournalRow[]): Promise<void> {
-    try {
-      await this.#run(this.#sql.insert, [batchJson(rows)], undefined, this.#insertName);
-    } catch (error) {
-      throw writeFailed("PostgreSQL journal", "insert", error);
-    }
+    await this.#writes.close();
   }
 
   async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
