@@ -235,11 +235,12 @@ machine and on what else runs on it; ratios much less.
 
 ## Goals
 
-"Measured" is the median of the ratios of paired rounds (each round measures both contenders back to back);
-"interval" is a confidence interval for that median from the same rounds (order statistics, coverage in
-brackets). A goal is met or not met only when the whole interval lies on one side of it; otherwise the run cannot
-tell and the goal is reported as unsettled. On these machines the same route's throughput moves by up to 20 % from
-minute to minute, which is why single medians are not trusted here.
+"Measured" is the median of the ratios of paired rounds (each round measures both contenders back to back, or,
+for rows saying "served at once", serves both at once on one pinned core and compares their requests per
+CPU-second: see README.md, "Concurrent runs"); "interval" is a confidence interval for that median from the same
+rounds (order statistics, coverage in brackets). A goal is met or not met only when the whole interval lies on one
+side of it; otherwise the run cannot tell and the goal is reported as unsettled. On these machines the same route's
+throughput moves by up to 20 % from minute to minute, which is why single medians are not trusted here.
 
 | What | Measured | Interval | Goal | Result | Run |
 | --- | --- | --- | --- | --- | --- |
