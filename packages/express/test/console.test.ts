@@ -1,74 +1,34 @@
+import { createStandInConsole, STAND_IN_CONSOLE, standInFormPost } from "@kirimbayar/testing";
 import express from "express";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { consoleRouter, type MountableConsole } from "../src/index.js";
 
-const basePath = "/kirimbayar/console";
-const operator = `Basic ${btoa("ops:s3cret")}`;
-
-/** What the stand-in console saw of one request. */
-interface Seen {
-  method: string;
-  url: string;
-  contentType: string | null;
-  body: string;
-}
-
-/**
- * A stand-in for `@kirimbayar/console`: refuses a request without the operator's credentials (as `authorize` does),
- * echoes what it got, and answers with the headers the real console sends (CSP, cookies, a redirect after a POST).
- */
-function echoConsole(): MountableConsole & { seen: Seen[] } {
-  const seen: Seen[] = [];
-  return {
-    basePath,
-    seen,
-    async fetch(req) {
-      if (req.headers.get("authorization") !== operator) {
-        return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": 'Basic realm="console"' } });
-      }
-      const body = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
-      const entry = { method: req.method, url: req.url, contentType: req.headers.get("content-type"), body };
-      seen.push(entry);
-      const headers = new Headers({ "content-security-policy": "default-src 'none'" });
-      headers.append("set-cookie", "kb_session=abc; HttpOnly; Path=/kirimbayar/console");
-      headers.append("set-cookie", "kb_csrf=def; Path=/kirimbayar/console");
-      if (req.method === "POST") {
-        headers.set("location", `${basePath}/search?q=done`);
-        return new Response(null, { status: 303, headers });
-      }
-      headers.set("content-type", "application/json");
-      return new Response(JSON.stringify(entry), { status: 200, headers });
-    },
-  };
-}
+const { basePath, authorization: operator, cookies, contentSecurityPolicy } = STAND_IN_CONSOLE;
 
 describe("consoleRouter", () => {
   it("hands a GET the full URL (mount prefix, Host, query) and writes status, CSP and every cookie back", async () => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const app = express().use(basePath, consoleRouter(webConsole));
     const response = await request(app)
       .get(`${basePath}/search?q=${encodeURIComponent("ORD-1 <x>")}`)
       .set("host", "shop.example:8080")
       .set("authorization", operator);
     expect(response.status).toBe(200);
-    expect(response.headers["content-security-policy"]).toBe("default-src 'none'");
-    expect(response.headers["set-cookie"]).toEqual([
-      "kb_session=abc; HttpOnly; Path=/kirimbayar/console",
-      "kb_csrf=def; Path=/kirimbayar/console",
-    ]);
+    expect(response.headers["content-security-policy"]).toBe(contentSecurityPolicy);
+    expect(response.headers["set-cookie"]).toEqual(cookies);
     expect(response.body.url).toBe("http://shop.example:8080/kirimbayar/console/search?q=ORD-1%20%3Cx%3E");
     expect(response.body.method).toBe("GET");
   });
 
   it("passes a form post's body and answers its redirect, with or without the app's body parsers first", async () => {
-    const form = "csrf=t0k&action=replay&id=dl-1";
+    const { form } = STAND_IN_CONSOLE;
     for (const parsers of [
       [],
       [express.json(), express.urlencoded({ extended: true })],
       [express.urlencoded({ extended: false })],
     ]) {
-      const webConsole = echoConsole();
+      const webConsole = createStandInConsole();
       const app = express();
       for (const parser of parsers) app.use(parser);
       app.use(basePath, consoleRouter(webConsole));
@@ -78,20 +38,17 @@ describe("consoleRouter", () => {
         .type("form")
         .send(form);
       expect(response.status).toBe(303);
-      expect(response.headers.location).toBe(`${basePath}/search?q=done`);
+      expect(response.headers.location).toBe(STAND_IN_CONSOLE.redirectLocation);
       expect(webConsole.seen).toEqual([
-        {
-          method: "POST",
-          url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/kirimbayar\/console\/dead-letters\/replay$/),
-          contentType: "application/x-www-form-urlencoded",
-          body: form,
-        },
+        standInFormPost(
+          expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/kirimbayar\/console\/dead-letters\/replay$/),
+        ),
       ]);
     }
   });
 
   it("answers every path under the mount point, the mount point itself included, and nothing outside it", async () => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const app = express()
       .use(basePath, consoleRouter(webConsole))
       .get("/shop", (_req, res) => void res.send("shop"));
@@ -104,11 +61,11 @@ describe("consoleRouter", () => {
   });
 
   it("refuses who the console refuses, and never lets a body past the limit reach it", async () => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const app = express().use(basePath, consoleRouter(webConsole, { maxBodyBytes: 64 }));
     const anonymous = await request(app).get(basePath);
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers["www-authenticate"]).toBe('Basic realm="console"');
+    expect(anonymous.headers["www-authenticate"]).toBe(STAND_IN_CONSOLE.wwwAuthenticate);
     const large = await request(app)
       .post(`${basePath}/reconcile`)
       .set("authorization", operator)
@@ -129,10 +86,10 @@ describe("consoleRouter", () => {
   });
 
   it("answers HEAD with the headers and no body, and hands a thrown error to Express's error handling", async () => {
-    const app = express().use(basePath, consoleRouter(echoConsole()));
+    const app = express().use(basePath, consoleRouter(createStandInConsole()));
     const head = await request(app).head(basePath).set("authorization", operator);
     expect(head.status).toBe(200);
-    expect(head.headers["content-security-policy"]).toBe("default-src 'none'");
+    expect(head.headers["content-security-policy"]).toBe(contentSecurityPolicy);
     expect(head.text).toBeUndefined();
     const failing: MountableConsole = {
       basePath,

@@ -3,47 +3,20 @@ import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { MountableConsole } from "@kirimbayar/express";
+import {
+  createStandInConsole,
+  postStandInForm,
+  STAND_IN_CONSOLE,
+  type StandInConsoleRequest,
+  standInFormPost,
+} from "@kirimbayar/testing";
 import { type CanActivate, type ExecutionContext, Injectable } from "@nestjs/common";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { Test } from "@nestjs/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { KirimbayarModule } from "../src/index.js";
 
-const basePath = "/kirimbayar/console";
-const operator = `Basic ${btoa("ops:s3cret")}`;
-
-interface Seen {
-  method: string;
-  url: string;
-  contentType: string | null;
-  body: string;
-}
-
-/** A stand-in for `@kirimbayar/console`: refuses without the operator's credentials, echoes, sets CSP and cookies. */
-function echoConsole(): MountableConsole & { seen: Seen[] } {
-  const seen: Seen[] = [];
-  return {
-    basePath,
-    seen,
-    async fetch(req) {
-      if (req.headers.get("authorization") !== operator) {
-        return new Response("Unauthorized", { status: 401, headers: { "www-authenticate": 'Basic realm="console"' } });
-      }
-      const body = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
-      const entry = { method: req.method, url: req.url, contentType: req.headers.get("content-type"), body };
-      seen.push(entry);
-      const headers = new Headers({ "content-security-policy": "default-src 'none'" });
-      headers.append("set-cookie", "kb_session=abc; HttpOnly");
-      headers.append("set-cookie", "kb_csrf=def");
-      if (req.method === "POST") {
-        headers.set("location", `${basePath}/search?q=done`);
-        return new Response(null, { status: 303, headers });
-      }
-      headers.set("content-type", "application/json");
-      return new Response(JSON.stringify(entry), { status: 200, headers });
-    },
-  };
-}
+const { basePath, authorization: operator, cookies, contentSecurityPolicy, form } = STAND_IN_CONSOLE;
 
 /** The app's own guard (as an AuthGuard would be): staff only. */
 @Injectable()
@@ -76,50 +49,37 @@ async function boot(webConsole: MountableConsole, platform: Platform, rawBody: b
 }
 
 const staff = { authorization: operator, "x-staff": "yes" };
-const form = "csrf=t0k&action=replay&id=dl-1";
 
 describe.each(["express", "fastify"] as const)("KirimbayarModule console on %s", (platform) => {
   it("serves every path under the base path with the full URL, CSP and every cookie", async () => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const origin = await boot(webConsole, platform, true);
     const page = await fetch(`${origin}${basePath}/search?q=ORD-1`, { headers: staff });
     expect(page.status).toBe(200);
-    expect(page.headers.get("content-security-policy")).toBe("default-src 'none'");
-    expect(page.headers.getSetCookie()).toEqual(["kb_session=abc; HttpOnly", "kb_csrf=def"]);
-    expect(((await page.json()) as Seen).url).toBe(`${origin}${basePath}/search?q=ORD-1`);
+    expect(page.headers.get("content-security-policy")).toBe(contentSecurityPolicy);
+    expect(page.headers.getSetCookie()).toEqual(cookies);
+    expect(((await page.json()) as StandInConsoleRequest).url).toBe(`${origin}${basePath}/search?q=ORD-1`);
     const root = await fetch(`${origin}${basePath}`, { headers: staff });
     expect(root.status).toBe(200);
-    expect(((await root.json()) as Seen).url).toBe(`${origin}${basePath}`);
+    expect(((await root.json()) as StandInConsoleRequest).url).toBe(`${origin}${basePath}`);
     for (const path of ["/", "/actions/replay", "/a/b/c"]) {
       const deeper = await fetch(`${origin}${basePath}${path}`, { headers: staff });
       expect(deeper.status, path).toBe(200);
-      expect(((await deeper.json()) as Seen).url).toBe(`${origin}${basePath}${path}`);
+      expect(((await deeper.json()) as StandInConsoleRequest).url).toBe(`${origin}${basePath}${path}`);
     }
   });
 
   it.each([true, false])("passes a form post's body through Nest's body parser (rawBody: %s)", async (rawBody) => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const origin = await boot(webConsole, platform, rawBody);
-    const response = await fetch(`${origin}${basePath}/dead-letters/replay`, {
-      method: "POST",
-      headers: { ...staff, "content-type": "application/x-www-form-urlencoded" },
-      body: form,
-      redirect: "manual",
-    });
+    const response = await postStandInForm(`${origin}${basePath}/dead-letters/replay`, form, { "x-staff": "yes" });
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe(`${basePath}/search?q=done`);
-    expect(webConsole.seen).toEqual([
-      {
-        method: "POST",
-        url: `${origin}${basePath}/dead-letters/replay`,
-        contentType: "application/x-www-form-urlencoded",
-        body: form,
-      },
-    ]);
+    expect(response.headers.get("location")).toBe(STAND_IN_CONSOLE.redirectLocation);
+    expect(webConsole.seen).toEqual([standInFormPost(`${origin}${basePath}/dead-letters/replay`)]);
   });
 
   it("runs the app's guard before the console, then the console's own authorize; bounds the body", async () => {
-    const webConsole = echoConsole();
+    const webConsole = createStandInConsole();
     const origin = await boot(webConsole, platform, true);
     expect((await fetch(`${origin}${basePath}`, { headers: { authorization: operator } })).status).toBe(403);
     expect((await fetch(`${origin}${basePath}`, { headers: { "x-staff": "yes" } })).status).toBe(401);

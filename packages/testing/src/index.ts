@@ -1,5 +1,13 @@
-// Entry point of `@kirimbayar/testing`: fixtures, webhook request helpers and the fake provider.
+// Entry point of `@kirimbayar/testing`: fixtures, webhook request helpers, the fake provider and a stand-in console.
 export { type Clock, DEFAULT_CLOCK_START, ManualClock, RealClock, type TimerId } from "./clock.js";
+export {
+  createStandInConsole,
+  postStandInForm,
+  STAND_IN_CONSOLE,
+  type StandInConsole,
+  type StandInConsoleRequest,
+  standInFormPost,
+} from "./console-stand-in.js";
 export { COUNTRIES, type Country } from "./data/international.js";
 export {
   CITIES,
