@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { pinnedNode } from "./cpu-pinning.mjs";
 import { startProcess, stop } from "./orders-route-load.mjs";
-import { postJsonLoad } from "./post-load.mjs";
+import { loadFigures, postJsonLoad } from "./post-load.mjs";
 
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 
@@ -58,12 +58,7 @@ export async function runConcurrently(routes, load) {
         return [
           server.route.name,
           {
-            rps: result.requests.average,
-            p50: result.latency.p50,
-            p99: result.latency.p99,
-            non2xx: result.non2xx,
-            errors: result.errors + result.timeouts,
-            total: result.requests.total,
+            ...loadFigures(result),
             cpuMs,
             perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
           },

@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pinnedNode } from "./cpu-pinning.mjs";
 import { ORDERS_ROUTE_TOKEN } from "./orders-route-token.mjs";
-import { newOrderEvents, postJsonLoad } from "./post-load.mjs";
+import { loadFigures, newOrderEvents, postJsonLoad } from "./post-load.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const children = new Set();
@@ -68,14 +68,7 @@ export async function measure(store, target, round, load, more = []) {
       duration: load.duration,
       bodyOf: newOrderEvents(store, round), // a fresh key to claim and complete, or a new job (inbox mode)
     });
-    return {
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
-      total: result.requests.total,
-    };
+    return loadFigures(result);
   } finally {
     await stop(child);
   }

@@ -37,3 +37,15 @@ export function newOrderEvents(route, round) {
   return (sequence) =>
     JSON.stringify({ order_no: `ORD-${route}-${round}-${sequence}`, cnote: `JP${sequence}`, status: "Dikirim" });
 }
+
+/** The figures every route benchmark keeps of one autocannon run (`errors` counts time-outs too). */
+export function loadFigures(result) {
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    total: result.requests.total,
+  };
+}

@@ -99,8 +99,11 @@ RETURNING attempts`,
   };
 }
 
-/** FNV-1a of a string, as 8 hex digits: a short, stable tag. */
-function fnv1a(text: string): string {
+/**
+ * FNV-1a of a string, as 8 hex digits: a short, stable tag that keeps prepared-statement names per table apart
+ * (PostgreSQL cuts names at 63 bytes, so a long table name cannot be part of them).
+ */
+export function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);

@@ -1,8 +1,4 @@
 // The Redis idempotency store (ioredis or node-redis): what `@kirimbayar/core/redis` and the delivery journal beside
 // it take from this folder.
-export {
-  type IoRedisLikeClient,
-  type NodeRedisLikeClient,
-  RedisIdempotencyStore,
-  type RedisIdempotencyStoreOptions,
-} from "./store.js";
+export type { IoRedisLikeClient, NodeRedisLikeClient } from "./command-sender.js";
+export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "./store.js";

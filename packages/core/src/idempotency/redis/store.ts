@@ -1,18 +1,9 @@
 import type { IdempotencyRecordView } from "../../journal/types.js";
 import { timerDelay } from "../../timer-delay.js";
 import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "../types.js";
+import { type IoRedisLikeClient, type NodeRedisLikeClient, redisCommandSender } from "./command-sender.js";
 import { type ObservableRedisClient, RedisReadiness } from "./readiness.js";
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, INSPECT_SCRIPT, RELEASE_SCRIPT, WITHDRAW_SCRIPT } from "./scripts.js";
-
-/** The part of an ioredis client the store uses (`call` sends any command). */
-export interface IoRedisLikeClient {
-  call(command: string, ...args: (string | number)[]): Promise<unknown>;
-}
-
-/** The part of a node-redis v4/v5 client the store uses (`sendCommand` takes the command as an array). */
-export interface NodeRedisLikeClient {
-  sendCommand(args: string[]): Promise<unknown>;
-}
 
 /** Options of {@link RedisIdempotencyStore}. */
 export interface RedisIdempotencyStoreOptions {
@@ -54,16 +45,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #readiness: RedisReadiness;
 
   constructor(options: RedisIdempotencyStoreOptions) {
-    const client = options.client as Partial<IoRedisLikeClient & NodeRedisLikeClient> | undefined;
-    if (client !== undefined && typeof client.call === "function") {
-      const ioredis = client as IoRedisLikeClient;
-      this.#send = (args) => ioredis.call(args[0] as string, ...args.slice(1));
-    } else if (client !== undefined && typeof client.sendCommand === "function") {
-      const nodeRedis = client as NodeRedisLikeClient;
-      this.#send = (args) => nodeRedis.sendCommand(args);
-    } else {
-      throw new TypeError("RedisIdempotencyStore: client must be an ioredis or node-redis (v4/v5) client");
-    }
+    this.#send = redisCommandSender(options.client, "RedisIdempotencyStore");
     this.#prefix = options.keyPrefix ?? "kirimbayar:webhook:";
     this.#timeoutMs = timerDelay(options.operationTimeoutMs ?? 1_000);
     this.#readiness = new RedisReadiness(options.client as ObservableRedisClient);

@@ -1,4 +1,5 @@
 import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres/index.js";
+import { fnv1a } from "../../idempotency/postgres/sql.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
 import { journalStage } from "../stage.js";
 import {
@@ -314,14 +315,4 @@ function clampedTime(ms: number): number {
 /** Epoch ms as an ISO string PostgreSQL reads exactly; out-of-range times are clamped. */
 function iso(ms: number): string {
   return new Date(clampedTime(ms)).toISOString();
-}
-
-/** FNV-1a of a string, as 8 hex digits: a short, stable tag. */
-function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, "0");
 }

@@ -1,3 +1,4 @@
+import { redisCommandSender } from "../../idempotency/redis/command-sender.js";
 import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis/index.js";
 import { raceTimer } from "../../timer-delay.js";
 import { drainDeferredEntries } from "../deferred.js";
@@ -90,16 +91,7 @@ export class RedisDeliveryJournal implements DeliveryJournal {
   readonly #scripts = new Map<string, string>();
 
   constructor(options: RedisDeliveryJournalOptions) {
-    const client = options?.client as Partial<IoRedisLikeClient & NodeRedisLikeClient> | undefined;
-    if (client !== undefined && typeof client.call === "function") {
-      const ioredis = client as IoRedisLikeClient;
-      this.#send = (args) => ioredis.call(args[0] as string, ...args.slice(1));
-    } else if (client !== undefined && typeof client.sendCommand === "function") {
-      const nodeRedis = client as NodeRedisLikeClient;
-      this.#send = (args) => nodeRedis.sendCommand(args);
-    } else {
-      throw new TypeError("RedisDeliveryJournal: client must be an ioredis or node-redis (v4/v5) client");
-    }
+    this.#send = redisCommandSender(options?.client, "RedisDeliveryJournal");
     this.#prefix = options.keyPrefix ?? "{kirimbayar:journal}:";
     this.#stream = `${this.#prefix}stream`;
     this.#maxEntries = positiveInteger(options.maxEntries, 100_000, "maxEntries");
