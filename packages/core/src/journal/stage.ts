@@ -3,8 +3,8 @@
 //
 // It sees a delivery at two points of the receiver: dispatch, which it wraps (every verified event, from a webhook,
 // applyEvent or an inbox worker, is journalled with its answer), and the answer of `handle()` (deliveries refused
-// before dispatch). In between it learns the claim's context, the handlers' time and their failure from the
-// handlers themselves, which it wraps (`HandlerRegistry.select`), and from the receiver's failure reports.
+// before dispatch). In between, the pipeline tells the delivery's note when the handlers start (with the claim's
+// context), and the receiver's failure reports tell the tap of a failure.
 import { RequestBody } from "../webhooks/body.js";
 import type { DeliveryContext, ReceivedDelivery } from "../webhooks/context.js";
 import type { WebhookHttpResponse } from "../webhooks/contract.js";
@@ -18,7 +18,6 @@ import type {
 import type { FailureReports } from "../webhooks/pipeline/report.js";
 import { timeLimited } from "../webhooks/pipeline/store-operation.js";
 import type { ReceiverConfig } from "../webhooks/receiver-config.js";
-import type { HandlerRegistry, WebhookHandler } from "../webhooks/registry.js";
 import { fixedWebhookResponse } from "../webhooks/response.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
 import { type DeferredEntries, type DeferredEntry, deferredEntriesOf } from "./deferred.js";
@@ -40,24 +39,27 @@ import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from 
  */
 export const journalStage: JournalStage = { kind: "kirimbayar.journal-stage", run: journalTap } as RunnableJournalStage;
 
-type Handler = WebhookHandler<unknown>;
 // Far above the deliveries one process answers at once: `done` comes a few microtasks after each answer.
 const MAX_ANSWERS_AWAITING_DONE = 100_000;
+// Failures reported for events no note took (reported after their answer, by a handler still running past its time
+// limit): forgotten past this many.
+const MAX_UNCLAIMED_FAILURES = 1_000;
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** What a receiver's notes share. */
+/**
+ * What a receiver's notes share. A delivery costs the journal one note, one promise and one entry built off the
+ * delivery path: nothing is looked up by event on the way (a lookup per delivery cost about 4 % of a webhook
+ * route's CPU in bench/journal-overhead), failures excepted.
+ */
 class Tap implements JournalTap {
   readonly instance: string;
-  /**
-   * Notes of the events being dispatched whose failure-report slot is applyEvent's own, by event object (the
-   * handlers get that same object). Every other note is its event's slot in `reports.applyFailures`, found there.
-   */
-  readonly notes = new Map<object, Note>();
   /**
    * Answers that dispatch gave to `handle()` (and journalled): `done`, called with each right after, skips and forgets
    * them. A Set rather than a WeakSet: weak entries cost every garbage collection, and these live a few microtasks.
    */
   readonly answered = new Set<WebhookHttpResponse>();
+  /** Errors the receiver reported for events being dispatched (rare: written only on failure), until answered. */
+  readonly failures = new Map<object, unknown>();
   /** Where answered deliveries wait for their entries to be built and recorded, in batches. */
   readonly deferred: DeferredEntries;
 
@@ -68,6 +70,13 @@ class Tap implements JournalTap {
   ) {
     this.instance = journal.instance ?? defaultJournalInstance();
     this.deferred = deferredEntriesOf(journal);
+    // Every failure reported with its event passes here first (wrapped, as the journal wraps dispatch, so that a
+    // receiver without a journal carries none of this).
+    const report = reports.report.bind(reports);
+    reports.report = (error, context) => {
+      this.#failed(context.event, error);
+      return report(error, context);
+    };
   }
 
   watch(dispatch: Dispatch): Dispatch & { readonly journal: JournalTap } {
@@ -143,39 +152,25 @@ class Tap implements JournalTap {
     reports.report(error, { source, stage: "journal", status }).catch(() => {});
   }
 
-  noteOf(event: object): Note | undefined {
-    const slot = this.reports.applyFailures.get(event);
-    return slot instanceof Note ? slot : this.notes.get(event);
+  #failed(event: unknown, error: unknown): void {
+    if (typeof event !== "object" || event === null) return;
+    const failures = this.failures;
+    if (failures.size >= MAX_UNCLAIMED_FAILURES) failures.clear();
+    failures.set(event, error);
   }
 
-  /**
-   * A handler that tells the note of its event when it starts. Its time runs until the delivery is answered (see
-   * `Note.#settle`): no promise of its own per delivery, where waiting for the handler's own would cost one more.
-   */
-  wrap(handler: Handler): Handler {
-    return (event, context) => {
-      this.noteOf(event as object)?.started(context as DeliveryContext);
-      return handler(event, context);
-    };
+  /** The error reported for `event` while it was dispatched, if any (taken: reported once). */
+  takeFailure(event: unknown): unknown {
+    const failures = this.failures;
+    if (failures.size === 0 || typeof event !== "object" || event === null) return undefined;
+    const error = failures.get(event);
+    if (error !== undefined) failures.delete(event);
+    return error;
   }
 }
 
-function journalTap(
-  journal: DeliveryJournal,
-  config: ReceiverConfig,
-  reports: FailureReports,
-  registry: HandlerRegistry,
-): JournalTap {
-  const tap = new Tap(journal, config, reports);
-  // Handlers are wrapped once, as they are registered (the tap is built with the receiver, before any handler), so
-  // that a delivery allocates no wrappers and the receiver's stages stay as they are without a journal.
-  const addForEvent = registry.addForEvent.bind(registry);
-  const addForStatus = registry.addForStatus.bind(registry);
-  const addForAny = registry.addForAny.bind(registry);
-  registry.addForEvent = (name, handler) => addForEvent(name, tap.wrap(handler as Handler) as never);
-  registry.addForStatus = (status, handler) => addForStatus(status, tap.wrap(handler as Handler) as never);
-  registry.addForAny = (handler) => addForAny(tap.wrap(handler as Handler) as never);
-  return tap;
+function journalTap(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap {
+  return new Tap(journal, config, reports);
 }
 
 /** A delivery refused before dispatch (or failed before it): its entry, built when its batch is recorded. */
@@ -215,16 +210,15 @@ class Refusal implements DeferredEntry {
 }
 
 /**
- * One dispatched event: what the handlers and failure reports told. Once answered it waits in the journal's queue,
- * with what its entry needs (the answer, its time, the handlers' time and error), and builds the entry there.
+ * One dispatched event, hung on its delivery (`delivery.journal`): the pipeline tells it when the handlers start,
+ * the failure reports tell the tap. Once answered it waits in the journal's queue with what its entry needs (the
+ * answer, its time, the handlers' time and error), and builds the entry there.
  */
 class Note implements JournalNote, DeferredEntry {
   error: unknown;
   #context: DeliveryContext | undefined;
   #startedAt = 0;
   #handlerMs: number | undefined;
-  // The failure reports' slot for the event (applyEvent's own, or this note).
-  readonly #slot: { error?: unknown };
   // The processed entry went in with the transaction; a failed in-transaction write turns later ones off.
   #written = false;
   #outsideOnly = false;
@@ -232,26 +226,17 @@ class Note implements JournalNote, DeferredEntry {
   #at = 0;
   #status = 0;
   #answer = "";
-  #failure: unknown;
 
   constructor(
     private readonly tap: Tap,
     private readonly event: unknown,
     private readonly delivery: NotedDelivery,
   ) {
-    // Only the transactional stage asks a delivery for its note (set only then: one property less per delivery).
-    if (tap.config.transactional !== undefined) delivery.journal = this;
-    const key = event as object;
-    const failures = tap.reports.applyFailures;
-    const slot = failures.get(key);
-    if (slot === undefined) failures.set(key, this);
-    else tap.notes.set(key, this);
-    this.#slot = slot ?? this;
+    delivery.journal = this;
   }
 
   started(context: DeliveryContext): void {
     // A new context is a new run (the transactional stage runs a delivery again after a failed journal write).
-    if (this.#context === context) return;
     this.#context = context;
     this.#startedAt = performance.now();
     this.#handlerMs = undefined;
@@ -277,9 +262,10 @@ class Note implements JournalNote, DeferredEntry {
   }
 
   answered(response: WebhookHttpResponse): WebhookHttpResponse {
-    this.#forget();
     // Only `handle()` calls `done` (webhooks have no origin); applied events' answers are never looked up.
     if (this.delivery.origin === undefined) this.#markAnswered(response);
+    const reported = this.tap.takeFailure(this.event);
+    if (reported !== undefined) this.error = reported;
     if (this.#written && response.status === 200) return response;
     this.#settle(response.status, response.body);
     this.tap.deferred.add(this);
@@ -287,7 +273,8 @@ class Note implements JournalNote, DeferredEntry {
   }
 
   failed(error: unknown, response: WebhookHttpResponse): WebhookHttpResponse {
-    this.#slot.error ??= error;
+    // The error the receiver reported first (taken when answered) wins over the one dispatch threw.
+    this.error = error;
     return this.answered(response);
   }
 
@@ -309,24 +296,16 @@ class Note implements JournalNote, DeferredEntry {
     answered.add(response);
   }
 
-  // What the entry says is taken at the answer (its time, the handlers' time so far, the error reported).
+  // What the entry says is taken at the answer (its time, the handlers' time so far).
   #settle(status: number, answer: string): void {
     this.#at = this.tap.config.clock();
     this.#status = status;
     this.#answer = answer;
-    this.#failure = this.#slot.error;
     // The handlers ran from their start until now: their own work and the delivery's completion after it, or until
     // their time limit when they are still running.
     if (this.#handlerMs === undefined && this.#context !== undefined) {
       this.#handlerMs = performance.now() - this.#startedAt;
     }
-  }
-
-  #forget(): void {
-    const key = this.event as object;
-    const { notes, reports } = this.tap;
-    if (this.#slot !== this && notes.get(key) === this) notes.delete(key);
-    if (reports.applyFailures.get(key) === this) reports.applyFailures.delete(key);
   }
 
   #entry(key: string | undefined): JournalEntry {
@@ -340,7 +319,7 @@ class Note implements JournalNote, DeferredEntry {
     if (attempt !== undefined) entry.attempt = attempt;
     const handlerMs = this.#handlerMs;
     if (handlerMs !== undefined) entry.handlerMs = Math.round(handlerMs * 1000) / 1000;
-    const failure = this.#failure;
+    const failure = this.error;
     const error = failure === undefined ? answerError(httpStatus, this.#answer) : summarizeError(failure);
     if (error !== undefined) entry.error = error;
     return entry;

@@ -70,7 +70,6 @@ export function createWebhookReceiver<S extends WebhookSource>(
     options.journal as Journal,
     config,
     reports,
-    registry,
   );
 
   // The stages are plain functions that answer a response, and go asynchronous only when a verifier, the store or

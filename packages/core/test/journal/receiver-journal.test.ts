@@ -66,6 +66,31 @@ describe("a receiver with a journal", () => {
     ]);
   });
 
+  it("journals a handler that ran out of time with its time-out, not its later failure, and gives that failure to no other delivery", async () => {
+    const journal = new MemoryDeliveryJournal();
+    const receiver = createWebhookReceiver({
+      source: "qris",
+      verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+      idempotency: { store: new MemoryIdempotencyStore(), handlerTimeoutMs: 20 },
+      logger: quiet,
+      journal,
+    }).on("payment.success", async (event) => {
+      if (event.data.qris_history_id !== "h-late") return;
+      await sleep(60);
+      throw new Error("late boom");
+    });
+    expect((await receiver.handle(qrisDelivery("h-late"))).status).toBe(500);
+    await sleep(100); // the handler has failed by now, after its delivery was answered
+    expect((await receiver.handle(qrisDelivery("h-next"))).status).toBe(200);
+    const [late] = await entriesOf(journal, 1, "h-late");
+    const [next] = await entriesOf(journal, 1, "h-next");
+    expect(late).toMatchObject({ httpStatus: 500, outcome: "failed" });
+    expect(late?.error).toMatch(/time/i);
+    expect(late?.error).not.toContain("late boom");
+    expect(next).toMatchObject({ httpStatus: 200, outcome: "processed" });
+    expect(next?.error).toBeUndefined();
+  });
+
   it("journals a duplicate (200), a duplicate still in progress (409) and a failed handler with its error", async () => {
     const journal = new MemoryDeliveryJournal();
     let release: () => void = () => {};

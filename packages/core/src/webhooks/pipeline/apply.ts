@@ -103,7 +103,15 @@ async function applyBody(
   const event = parsed.event as object;
   const slot: { error?: unknown } = {};
   reports.applyFailures.set(event, slot);
-  const delivery: NotedDelivery = { origin, now, headers: {}, body, remoteAddress: undefined, journalAs: journalled };
+  const delivery: NotedDelivery = {
+    origin,
+    now,
+    headers: {},
+    body,
+    remoteAddress: undefined,
+    journalAs: journalled,
+    journal: undefined,
+  };
   const finish = telemetry?.delivery(origin);
   let response: WebhookHttpResponse;
   try {

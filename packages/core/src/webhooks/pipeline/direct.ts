@@ -9,6 +9,7 @@ import { claimKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
+import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
@@ -71,6 +72,7 @@ export function directDelivery(
     if (result.state === "completed") return duplicateOfCompleted();
     if (result.state === "in_progress") return duplicateInProgress();
     const context = new DeliveryContext(source, key, result.attempt, delivery);
+    (delivery as NotedDelivery).journal?.started(context);
     const claim: Claim = { owner, leaseEndsAt, event, context };
     const startedAt = telemetry === undefined ? 0 : monotonicNow();
     const ranFor = (failed: boolean) =>

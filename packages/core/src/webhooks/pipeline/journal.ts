@@ -2,10 +2,9 @@
 // journal (`journalStage` of `@kirimbayar/core/journal`), so that a receiver without a journal bundles none of it
 // and pays one `undefined` check per delivery.
 import type { DeliveryJournal, JournalOrigin, JournalStage } from "../../journal/types.js";
-import type { ReceivedDelivery } from "../context.js";
+import type { DeliveryContext, ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
-import type { HandlerRegistry } from "../registry.js";
 import type { Outcome } from "./direct.js";
 import type { FailureReports } from "./report.js";
 
@@ -30,6 +29,8 @@ export interface JournalTap {
 
 /** What the journal keeps of one dispatched event while it runs. */
 export interface JournalNote {
+  /** The handlers start, with the claim's `context` (again when the transactional stage runs the delivery again). */
+  started(context: DeliveryContext): void;
   /**
    * Writes the processed entry through the delivery's open transaction, before it commits, within `timeoutMs`.
    * Resolves `false` when that write failed or ran out of time (the transaction must then not be committed); never
@@ -40,13 +41,13 @@ export interface JournalNote {
 
 /** The stage as the receiver runs it (the journal only carries it). */
 export interface RunnableJournalStage extends JournalStage {
-  run(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports, registry: HandlerRegistry): JournalTap;
+  run(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap;
 }
 
 /** A delivery as the stages see it when a journal is on. */
 export interface NotedDelivery extends ReceivedDelivery {
-  /** Its note, once dispatched. */
-  journal?: JournalNote;
+  /** Its note, once dispatched (set by the journal's stage). */
+  journal?: JournalNote | undefined;
   /** Events applied outside `handle()`: the origin and attempt the journal records (an inbox try, a replay). */
   journalAs?: { readonly origin: JournalOrigin; readonly attempt: number | undefined } | undefined;
 }

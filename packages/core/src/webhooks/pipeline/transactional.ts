@@ -87,6 +87,7 @@ export async function runInTransaction(
     return claimed.state === "completed" ? duplicateOfCompleted() : duplicateInProgress();
   }
   const context = new DeliveryContext(reports.source, key, claimed.attempt, delivery, transaction.handle);
+  (delivery as NotedDelivery).journal?.started(context);
   let ran: MaybeAsync<void>;
   try {
     ran = runHandlers(handlers, event, context);
