@@ -1,7 +1,7 @@
 // Entries built off the delivery path. The journal stage hands each answered delivery to its journal's queue as a
 // DeferredEntry (references to what it saw, no entry yet); the queue builds the entries of everything handed over
-// since the last turn of the event loop and records them with one `record()` call, so a delivery pays for no entry,
-// no redaction and no promise of its own. Built-in journals drain the queue before they flush, close or search, so
+// in the last DEFERRED_BATCH_MS and records them with one `record()` call, so a delivery pays for no entry, no
+// redaction and no promise of its own. Built-in journals drain the queue before they flush, close or search, so
 // what was answered is never left behind.
 import type { DeliveryJournal, JournalEntry } from "./types.js";
 
@@ -13,8 +13,14 @@ export interface DeferredEntry {
   notRecorded(error: unknown): void;
 }
 
-/** A batch is recorded at once past this many entries, without waiting for the next turn of the event loop. */
-const MAX_DEFERRED = 256;
+/**
+ * How long an answered delivery waits for others before their entries are built and recorded. Each `record()` call
+ * costs a batching journal a promise and a queue slot: a server answers a few deliveries per turn of its event loop,
+ * and a batch per turn cost the Postgres and Redis routes 3-4 % of their requests per CPU-second (bench/README.md).
+ */
+export const DEFERRED_BATCH_MS = 20;
+/** A batch is recorded at once past this many entries, without waiting for the timer. */
+export const MAX_DEFERRED_BATCH = 64;
 const DONE: Promise<void> = Promise.resolve();
 
 /** A journal's queue of deliveries answered and not yet recorded. */
@@ -31,13 +37,13 @@ export class DeferredEntries {
     this.#journal = journal;
   }
 
-  /** Queues one delivery: recorded on the next turn of the event loop (or now, when the batch is full). */
+  /** Queues one delivery: recorded within {@link DEFERRED_BATCH_MS} (or now, when the batch is full). */
   add(entry: DeferredEntry): void {
     const pending = this.#pending;
     pending.push(entry);
-    if (pending.length >= MAX_DEFERRED) void this.drain();
+    if (pending.length >= MAX_DEFERRED_BATCH) void this.drain();
     else if (this.#timer === undefined) {
-      this.#timer = setTimeout(this.#onTimer, 0);
+      this.#timer = setTimeout(this.#onTimer, DEFERRED_BATCH_MS);
       (this.#timer as { unref?: () => void }).unref?.();
     }
   }

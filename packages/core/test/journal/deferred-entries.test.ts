@@ -2,6 +2,7 @@
 // journal's queue, which builds their entries and records them in one `record()` call per batch. Nothing answered is
 // left behind: a search, flush or close records what waits first, and a failed batch is reported per delivery.
 import { describe, expect, it } from "vitest";
+import { DEFERRED_BATCH_MS, MAX_DEFERRED_BATCH } from "../../src/journal/deferred.js";
 import { type JournalEntry, MemoryDeliveryJournal } from "../../src/journal.js";
 import { createWebhookReceiver, tokenVerifier, type WebhookErrorContext } from "../../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "../support/webhook-requests.js";
@@ -40,7 +41,7 @@ describe("deferred journal entries", () => {
     const ids = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
     const answers = await Promise.all(ids.map((id) => receiver.handle(delivery(id))));
     expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
-    // Answered, not yet recorded: the entries wait for the next turn of the event loop.
+    // Answered, not yet recorded: the entries wait for others for DEFERRED_BATCH_MS.
     expect(calls).toEqual([]);
     await journal.flush();
     expect(calls).toEqual([30]);
@@ -54,27 +55,29 @@ describe("deferred journal entries", () => {
     }
   });
 
-  it("records what waits on the next turn of the event loop, and before a search", async () => {
+  it("records what waits once its batch's time has passed, and before a search", async () => {
     const { journal, calls } = countingJournal();
     const receiver = receiverFor(journal);
     await receiver.handle(delivery("soon"));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(calls).toEqual([1]);
+    await receiver.handle(delivery("soon-after"));
+    expect(calls).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, DEFERRED_BATCH_MS + 30));
+    expect(calls).toEqual([2]);
     await receiver.handle(delivery("searched"));
     await receiver.handle(delivery("searched", "wrong-token"));
     expect((await journal.search({ reference: "searched" })).map((entry) => entry.outcome)).toEqual(["processed"]);
     expect((await journal.search({ outcomes: ["refused"] })).map((entry) => entry.error)).toEqual([
       "verification failed",
     ]);
-    expect(calls).toEqual([1, 2]);
+    expect(calls).toEqual([2, 2]);
   });
 
   it("records a batch at once when it is full, without waiting for the timer", async () => {
     const { journal, calls } = countingJournal();
     const receiver = receiverFor(journal);
     await Promise.all(Array.from({ length: 300 }, (_, i) => receiver.handle(delivery(`full-${i}`))));
-    expect(calls.length).toBeGreaterThanOrEqual(1);
-    expect(calls[0]).toBe(256);
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    expect(calls.slice(0, 4)).toEqual([MAX_DEFERRED_BATCH, MAX_DEFERRED_BATCH, MAX_DEFERRED_BATCH, MAX_DEFERRED_BATCH]);
     await journal.flush();
     expect(calls.reduce((sum, size) => sum + size, 0)).toBe(300);
   });

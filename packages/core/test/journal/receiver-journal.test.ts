@@ -2,6 +2,7 @@
 // ever changing that answer.
 import { describe, expect, it } from "vitest";
 import { applyEvent, inboxStage, processInboxMessage } from "../../src/index.js";
+import { DEFERRED_BATCH_MS } from "../../src/journal/deferred.js";
 import { type JournalEntry, MemoryDeliveryJournal } from "../../src/journal.js";
 import {
   createWebhookReceiver,
@@ -286,7 +287,7 @@ describe("a receiver with a journal, other answers", () => {
         errors.push(context.stage);
       });
     expect((await receiver.handle(qrisDelivery("x", "wrong"))).status).toBe(401);
-    await sleep(10);
+    await sleep(DEFERRED_BATCH_MS + 30); // the refusal's batch is recorded, and fails, off the delivery path
     expect(errors).toEqual(["journal"]);
   });
 
