@@ -26,10 +26,16 @@ export function processCpuMs(pid) {
 /**
  * Serves every route of `routes` at once and drives them alike: `warmupS` seconds unrecorded (JIT, pools), then
  * `durationS` seconds measured. Each route is `{ name, args, body(sequence) }` (`args`: the server's command line
- * after `node`; `body`: the JSON text of request `sequence`, a new event each); `path` is the request path.
+ * after `node`; `body`: the JSON text of request `sequence`, a new event each); `path` is the request path. The
+ * sequence runs on from the warm-up into the measured window, so no measured request repeats a warm-up's event.
  * Resolves to each route's `{ rps, p50, p99, non2xx, errors, total, cpuMs, perCpuSecond }`, by name.
  *
- * @param {{ connections: number, durationS: number, warmupS: number, serverCpus?: string, path: string }} load
+ * With `early: { afterS, durationS }`, a window that starts `afterS` seconds into the warm-up is measured too, as
+ * each route's `early` figures (what a fresh process does while V8 is still compiling it); the warm-up still lasts
+ * `warmupS` seconds in all.
+ *
+ * @param {{ connections: number, durationS: number, warmupS: number, serverCpus?: string, path: string,
+ *   early?: { afterS: number, durationS: number } }} load
  */
 export async function runConcurrently(routes, load) {
   const servers = [];
@@ -37,33 +43,47 @@ export async function runConcurrently(routes, load) {
     for (const route of routes) {
       const [command, args] = pinnedNode(route.args, load.serverCpus);
       const { child, match } = await startProcess(command, args, /ready (\d+)/);
-      servers.push({ route, child, url: `http://127.0.0.1:${match[1]}` });
+      servers.push({ route, child, url: `http://127.0.0.1:${match[1]}`, sent: 0 });
     }
-    const drive = (server, duration) =>
-      postJsonLoad({
-        url: server.url,
-        path: load.path,
-        connections: load.connections,
-        duration,
-        bodyOf: server.route.body,
-      });
-    if (load.warmupS > 0) await Promise.all(servers.map((server) => drive(server, load.warmupS)));
-    const before = servers.map((server) => processCpuMs(server.child.pid));
-    const results = await Promise.all(servers.map((server) => drive(server, load.durationS)));
-    const after = servers.map((server) => processCpuMs(server.child.pid));
-    return Object.fromEntries(
-      servers.map((server, i) => {
-        const result = results[i];
+    const driveAll = (duration) =>
+      Promise.all(
+        servers.map((server) =>
+          postJsonLoad({
+            url: server.url,
+            path: load.path,
+            connections: load.connections,
+            duration,
+            bodyOf: () => server.route.body(++server.sent),
+          }),
+        ),
+      );
+    const measure = async (duration) => {
+      const before = servers.map((server) => processCpuMs(server.child.pid));
+      const results = await driveAll(duration);
+      const after = servers.map((server) => processCpuMs(server.child.pid));
+      return results.map((result, i) => {
         const cpuMs = before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i];
-        return [
-          server.route.name,
-          {
-            ...loadFigures(result),
-            cpuMs,
-            perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
-          },
-        ];
-      }),
+        return {
+          ...loadFigures(result),
+          cpuMs,
+          perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
+        };
+      });
+    };
+    let warmedS = 0;
+    let early;
+    if (load.early !== undefined) {
+      if (load.early.afterS > 0) await driveAll(load.early.afterS);
+      early = await measure(load.early.durationS);
+      warmedS = load.early.afterS + load.early.durationS;
+    }
+    if (load.warmupS > warmedS) await driveAll(load.warmupS - warmedS);
+    const measured = await measure(load.durationS);
+    return Object.fromEntries(
+      servers.map((server, i) => [
+        server.route.name,
+        early === undefined ? measured[i] : { ...measured[i], early: early[i] },
+      ]),
     );
   } finally {
     await Promise.all(servers.map((server) => stop(server.child)));
@@ -82,8 +102,11 @@ export async function runConcurrentRounds(groups, rounds, routeOf, load) {
     const routes = group.map((name) => ({ name, ...routeOf(name, round) }));
     const results = await runConcurrently(routes, load);
     for (const name of group) {
-      const r = results[name];
-      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+      for (const r of [results[name], results[name].early]) {
+        if (r !== undefined && (r.non2xx > 0 || r.errors > 0)) {
+          throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+        }
+      }
     }
     return results;
   };

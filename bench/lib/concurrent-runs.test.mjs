@@ -29,7 +29,40 @@ process.on("SIGTERM", () => process.exit(0));
 `,
 );
 
+// A server that answers 409 to a body it has seen before: a measured request that repeats a warm-up's event shows.
+const dedupServer = join(dir, "dedup-server.mjs");
+writeFileSync(
+  dedupServer,
+  `import { createServer } from "node:http";
+const seen = new Set();
+const s = createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    res.statusCode = seen.has(body) ? 409 : 200;
+    seen.add(body);
+    res.end("ok");
+  });
+});
+s.listen(0, "127.0.0.1", () => console.log("ready " + s.address().port));
+process.on("SIGTERM", () => process.exit(0));
+`,
+);
+
 describe("runConcurrently", () => {
+  it("runs the request sequence on from the warm-up, and measures the early window apart", async () => {
+    const results = await runConcurrently(
+      [{ name: "fresh", args: [dedupServer], body: (sequence) => JSON.stringify({ sequence }) }],
+      { connections: 4, durationS: 0.5, warmupS: 1.2, early: { afterS: 0.2, durationS: 0.5 }, path: "/" },
+    );
+    const { early, ...measured } = results.fresh;
+    expect(early.total).toBeGreaterThan(0);
+    expect(measured.total).toBeGreaterThan(0);
+    // Every request of the three windows carried a new body: none was answered 409.
+    expect(early.non2xx + measured.non2xx).toBe(0);
+    expect(early.perCpuSecond).toBeGreaterThan(0);
+  }, 30_000);
+
   it("serves the routes at once and reads each server's requests per CPU-second", async () => {
     const body = () => "{}";
     const results = await runConcurrently(
