@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runConcurrentRounds } from "../lib/concurrent-runs.mjs";
+import { earlyRunsOf, earlyWindowWords, runConcurrentRounds, warmWindows } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
@@ -28,17 +28,9 @@ const GOAL = 0.9;
 const STORES = ["memory", "postgres", "redis"];
 const CONTEXT = ["postgres-transactional"];
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
-const DURATION_S = quick ? 2 : 5;
+/** 10 s of warm-up (V8 compiles each server meanwhile), 5 s measured, the 1-4 s window as context. */
+const WINDOWS = warmWindows(quick);
 const ROUNDS = quick ? 1 : 12;
-/**
- * Each fresh server is driven this long before its measured window. In its first seconds V8 is still compiling:
- * a route served 1-4 s after its start answered about a third of the requests per CPU-second it does from 10 s on
- * (bench/README.md, "The journal's cost in a warm process"), and the journal's extra code was a good part of what
- * was being compiled. The goal is what a running shop pays per delivery, so it is measured once that has settled.
- */
-const WARMUP_S = quick ? 1.5 : 10;
-/** The window the figures of earlier runs came from (1 s after the start, 3 s long), kept as context. */
-const EARLY = quick ? { afterS: 0.25, durationS: 0.75 } : { afterS: 1, durationS: 3 };
 /** The goal figure: requests per CPU-second of each route's server, both served at once (lib/concurrent-runs.mjs). */
 const METRIC = "perCpuSecond";
 /** The memory route against a second copy of itself: how far from 1.00x the method reads two equal routes. */
@@ -72,9 +64,7 @@ try {
     (route, round) => routeOf(route === "memory@twin" ? "memory" : route, round),
     {
       connections: CONNECTIONS,
-      durationS: DURATION_S,
-      warmupS: WARMUP_S,
-      early: EARLY,
+      ...WINDOWS,
       serverCpus,
       path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
     },
@@ -90,7 +80,7 @@ try {
   });
   const goals = STORES.map((store) => ({ store, ...ratioOf(`${store}-journal`, store, GOAL) }));
   // The same pairs in their first seconds (the window earlier runs were judged on): context.
-  const earlyRuns = Object.fromEntries(Object.entries(runs).map(([route, list]) => [route, list.map((r) => r.early)]));
+  const earlyRuns = earlyRunsOf(runs);
   const earlyOf = (store) => pairedRatio(earlyRuns, `${store}-journal`, store, undefined, METRIC);
   const early = STORES.map((store) => ({ store, ...earlyOf(store) }));
   const contexts = CONTEXT.map((store) => ({ store, ...ratioOf(`${store}-journal`, store) }));
@@ -108,15 +98,15 @@ by the benchmark. Batched journals write one multi-row INSERT (or one script cal
 transactional route writes its entry in the delivery's transaction.
 
 How it is measured (bench/lib/concurrent-runs.mjs): the two routes of a pair are served **at once**, each by a fresh
-server process, both pinned to the same core, each driven by its own autocannon with ${CONNECTIONS} connections (${WARMUP_S} s
-unrecorded, then ${DURATION_S} s measured; every request a new event, the warm-up's included); ${pinningWords(serverCpus)}.
+server process, both pinned to the same core, each driven by its own autocannon with ${CONNECTIONS} connections (${WINDOWS.warmupS} s
+unrecorded, then ${WINDOWS.durationS} s measured; every request a new event, the warm-up's included); ${pinningWords(serverCpus)}.
 Run one after the other, the same route's req/s moved by 10-30 % between back-to-back runs on these machines, and no
 goal ever settled; served at once, both meet the same drift. The goal figure is each route's **requests per
 CPU-second of its server** (its CPU time read from /proc): the req/s it sustains on a core of its own. The journal's
-database work (PostgreSQL's inserts, Redis's script) runs on the other core and is not in it. The ${WARMUP_S} s warm-up
+database work (PostgreSQL's inserts, Redis's script) runs on the other core and is not in it. The ${WINDOWS.warmupS} s warm-up
 lets V8 finish compiling: a fresh server answers about a third of its settled requests per CPU-second in its first
 seconds, while its helper threads compile (bench/README.md, "The journal's cost in a warm process"); the same pairs
-measured ${EARLY.afterS}-${EARLY.afterS + EARLY.durationS} s after their start (the window of earlier runs) are given below as context. ${ROUNDS} round(s), the
+measured ${earlyWindowWords(WINDOWS)} after their start (the window of earlier runs) are given below as context. ${ROUNDS} round(s), the
 pairs' order rotating and each pair's start order flipping; the goal figures are the medians of the per-round on /
 off ratios, with confidence intervals from the rounds (bench/lib/stats.mjs). A memory route served beside a second
 copy of itself shows how far from 1.00x the method reads two equal routes. Machine: ${machine}.
@@ -145,7 +135,7 @@ ${contexts
 
 Memory route beside a copy of itself (the method's own reading of two equal routes), requests per CPU-second: **${twin.ratio.toFixed(2)}x**, interval ${formatInterval(twin.interval)}. Per round: ${perRound(twin.ratios)}.
 
-In a fresh process's first seconds (measured ${EARLY.afterS}-${EARLY.afterS + EARLY.durationS} s after the start, while V8 compiles; the window earlier runs were judged on), on / off, requests per CPU-second: ${early.map((e) => `${e.store} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
+In a fresh process's first seconds (measured ${earlyWindowWords(WINDOWS)} after the start, while V8 compiles; the window earlier runs were judged on), on / off, requests per CPU-second: ${early.map((e) => `${e.store} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
 
 ${goals
   .map((g) =>
@@ -171,7 +161,7 @@ ${contexts
 ${early
   .map((e) =>
     contextComment({
-      what: `${e.store} route with its delivery journal vs without, ${EARLY.afterS}-${EARLY.afterS + EARLY.durationS} s after the servers start (requests per CPU-second)`,
+      what: `${e.store} route with its delivery journal vs without, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
       measured: `${e.ratio.toFixed(2)}x`,
       interval: formatInterval(e.interval),
       why: "a fresh process still compiling: the window earlier runs were judged on",

@@ -24,6 +24,29 @@ export function processCpuMs(pid) {
 }
 
 /**
+ * The windows of the concurrent benchmarks: each fresh server driven `warmupS` seconds before its `durationS`
+ * measured ones, so that V8 has compiled it (in its first seconds a server answers about a third of its settled
+ * requests per CPU-second: bench/README.md, "The journal's cost in a warm process"), and the window earlier runs were
+ * judged on (`early`: 1 s after the start, 3 s long) measured as context. `quick`: a smoke run's short windows.
+ */
+export function warmWindows(quick) {
+  return quick
+    ? { warmupS: 1.5, durationS: 2, early: { afterS: 0.25, durationS: 0.75 } }
+    : { warmupS: 10, durationS: 5, early: { afterS: 1, durationS: 3 } };
+}
+
+/** `runs` (each route's runs, as runConcurrentRounds gives them) with each run's `early` figures in its place. */
+export function earlyRunsOf(runs) {
+  return Object.fromEntries(Object.entries(runs).map(([route, list]) => [route, list.map((run) => run.early)]));
+}
+
+/** "1-4 s": when the early window of `windows` lies, after the servers' start. */
+export function earlyWindowWords(windows) {
+  const { afterS, durationS } = windows.early;
+  return `${afterS}-${afterS + durationS} s`;
+}
+
+/**
  * Serves every route of `routes` at once and drives them alike: `warmupS` seconds unrecorded (JIT, pools), then
  * `durationS` seconds measured. Each route is `{ name, args, body(sequence) }` (`args`: the server's command line
  * after `node`; `body`: the JSON text of request `sequence`, a new event each); `path` is the request path. The

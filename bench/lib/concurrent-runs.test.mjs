@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { processCpuMs, runConcurrently } from "./concurrent-runs.mjs";
+import { earlyRunsOf, earlyWindowWords, processCpuMs, runConcurrently, warmWindows } from "./concurrent-runs.mjs";
 import { pinnedNode, pinningWords } from "./cpu-pinning.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "kirimbayar-concurrent-"));
@@ -89,6 +89,21 @@ describe("runConcurrently", () => {
     });
     expect(results.failing.non2xx).toBeGreaterThan(0);
   }, 30_000);
+});
+
+describe("warmWindows and earlyRunsOf", () => {
+  it("measures after the early window and the warm-up, and gives each run's early figures in the runs' shape", () => {
+    for (const quick of [false, true]) {
+      const windows = warmWindows(quick);
+      expect(windows.early.afterS + windows.early.durationS).toBeLessThan(windows.warmupS);
+    }
+    expect(earlyWindowWords(warmWindows(false))).toBe("1-4 s");
+    const runs = {
+      a: [{ perCpuSecond: 10, early: { perCpuSecond: 4 } }],
+      b: [{ perCpuSecond: 8, early: { perCpuSecond: 3 } }],
+    };
+    expect(earlyRunsOf(runs)).toEqual({ a: [{ perCpuSecond: 4 }], b: [{ perCpuSecond: 3 }] });
+  });
 });
 
 describe("processCpuMs", () => {

@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
-import { runConcurrentRounds } from "../lib/concurrent-runs.mjs";
+import { earlyRunsOf, earlyWindowWords, runConcurrentRounds, warmWindows } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
@@ -44,12 +44,9 @@ const LIBRARIES = [
 // The memory route runs beside pg's pair (pg in the middle), for the context ratio.
 const GROUPS = [["memory", "pg", "pg-hand"], ...LIBRARIES.slice(1).map((l) => [l.route, l.hand])];
 const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
-const DURATION_S = quick ? 2 : 5;
+/** 10 s of warm-up (V8 compiles each server meanwhile), 5 s measured, the 1-4 s window as context. */
+const WINDOWS = warmWindows(quick);
 const ROUNDS = quick ? 1 : 12;
-/** Each fresh server is driven this long before its measured window, so V8 has compiled it (see journal-overhead). */
-const WARMUP_S = quick ? 1.5 : 10;
-/** The window the figures of earlier runs came from (1 s after the start, 3 s long), kept as context. */
-const EARLY = quick ? { afterS: 0.25, durationS: 0.75 } : { afterS: 1, durationS: 3 };
 /** The goal figure: requests per CPU-second of each route's server, both served at once (lib/concurrent-runs.mjs). */
 const METRIC = "perCpuSecond";
 const CONNECTIONS = 50;
@@ -115,9 +112,7 @@ try {
   });
   const runs = await runConcurrentRounds(GROUPS, ROUNDS, routeOf, {
     connections: CONNECTIONS,
-    durationS: DURATION_S,
-    warmupS: WARMUP_S,
-    early: EARLY,
+    ...WINDOWS,
     serverCpus,
     path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
   });
@@ -129,7 +124,7 @@ try {
   }));
   const context = pairedRatio(runs, "pg", "memory", undefined, METRIC);
   // The same pairs in their first seconds (the window earlier runs were judged on): context.
-  const earlyRuns = Object.fromEntries(Object.entries(runs).map(([route, list]) => [route, list.map((r) => r.early)]));
+  const earlyRuns = earlyRunsOf(runs);
   const early = LIBRARIES.map((l) => ({ name: l.name, ...pairedRatio(earlyRuns, l.route, l.hand, undefined, METRIC) }));
   const labels = {
     memory: "memory store, no-op handler (context)",
@@ -158,8 +153,8 @@ row, \`COMMIT\` (\`pool.connect\` + \`BEGIN\`/\`COMMIT\` with pg, \`prisma.$tran
 request, a pool of 10 connections for every library. PostgreSQL 15 on loopback started by the benchmark (fsync off).
 
 How it is measured (bench/lib/concurrent-runs.mjs): each library's two routes are served **at once**, each by a fresh
-server process, both pinned to the same core, each driven by its own autocannon with ${CONNECTIONS} connections (${WARMUP_S} s
-unrecorded, so that V8 has compiled each server, then ${DURATION_S} s measured; every request a new event, the warm-up's
+server process, both pinned to the same core, each driven by its own autocannon with ${CONNECTIONS} connections (${WINDOWS.warmupS} s
+unrecorded, so that V8 has compiled each server, then ${WINDOWS.durationS} s measured; every request a new event, the warm-up's
 included); ${pinningWords(serverCpus)}. Run one after the other, the same route's req/s moved by
 10-30 % from one run to the next on these machines (per-round ratios from 0.79 to 1.15 for the same code), so the
 goal was left unsettled run after run; served at once, both routes meet the same drift. The goal figure is each
@@ -183,7 +178,7 @@ ${results
 
 pg: transactional webhook route / memory-store route, requests per CPU-second: **${context.ratio.toFixed(2)}x**, interval ${formatInterval(context.interval)} (context: the transaction's round trips and the effect row, against no database at all). Per round: ${perRound(context.ratios)}.
 
-In a fresh process's first seconds (measured ${EARLY.afterS}-${EARLY.afterS + EARLY.durationS} s after the start, while V8 compiles; the window earlier runs were judged on), webhook route / hand-rolled transaction, requests per CPU-second: ${early.map((e) => `${e.name} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
+In a fresh process's first seconds (measured ${earlyWindowWords(WINDOWS)} after the start, while V8 compiles; the window earlier runs were judged on), webhook route / hand-rolled transaction, requests per CPU-second: ${early.map((e) => `${e.name} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
 
 ${results
   .map((r) =>
@@ -199,7 +194,7 @@ ${results
 ${early
   .map((e) =>
     contextComment({
-      what: `transactional route through ${e.name} vs hand-rolled ${e.name} transaction, ${EARLY.afterS}-${EARLY.afterS + EARLY.durationS} s after the servers start (requests per CPU-second)`,
+      what: `transactional route through ${e.name} vs hand-rolled ${e.name} transaction, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
       measured: `${e.ratio.toFixed(2)}x`,
       interval: formatInterval(e.interval),
       why: "a fresh process still compiling: the window earlier runs were judged on",
