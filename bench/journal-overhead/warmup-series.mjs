@@ -8,11 +8,10 @@
 //   KIRIMBAYAR_BENCH_WINDOWS=12 (windows of 3 s, at most 40)
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { processCpuMs } from "../lib/concurrent-runs.mjs";
-import { pinnedNode, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
-import { startProcess, stop } from "../lib/orders-route-load.mjs";
+import { serveConcurrently } from "../lib/concurrent-runs.mjs";
+import { pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
-import { newOrderEvents, postJsonLoad } from "../lib/post-load.mjs";
+import { newOrderEvents } from "../lib/post-load.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const WINDOW_S = 3;
@@ -21,34 +20,19 @@ const routes = process.argv.length > 3 ? process.argv.slice(2, 4) : ["memory", "
 if (!routes.every((route) => route.startsWith("memory"))) throw new Error("warmup-series serves memory routes only");
 
 const serverCpus = pinRunnerAwayFromServer();
-const servers = [];
+const served = await serveConcurrently(
+  routes.map((route, i) => ({
+    name: route,
+    args: [join(here, "server.mjs"), route],
+    body: newOrderEvents(`${route}-${i}`, "series"),
+  })),
+  { connections: 50, serverCpus, path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}` },
+);
 try {
-  for (const route of routes) {
-    const [command, args] = pinnedNode([join(here, "server.mjs"), route], serverCpus);
-    const { child, match } = await startProcess(command, args, /ready (\d+)/);
-    const body = newOrderEvents(`${route}-${servers.length}`, "series");
-    let sent = 0;
-    servers.push({ route, child, url: `http://127.0.0.1:${match[1]}`, bodyOf: () => body(++sent) });
-  }
   console.log(`| since start | ${routes.map((route) => `${route} (requests per CPU-second)`).join(" | ")} | ratio |`);
   console.log(`| --- | ${routes.map(() => "---:").join(" | ")} | ---: |`);
   for (let window = 0; window < WINDOWS; window++) {
-    const before = servers.map((server) => processCpuMs(server.child.pid));
-    const results = await Promise.all(
-      servers.map((server) =>
-        postJsonLoad({
-          url: server.url,
-          path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
-          connections: 50,
-          duration: WINDOW_S,
-          bodyOf: server.bodyOf,
-        }),
-      ),
-    );
-    const perCpu = servers.map((server, i) => {
-      const cpuMs = (processCpuMs(server.child.pid) ?? 0) - (before[i] ?? 0);
-      return cpuMs > 0 ? (results[i].requests.total * 1000) / cpuMs : Number.NaN;
-    });
+    const perCpu = (await served.measure(WINDOW_S)).map((figures) => figures.perCpuSecond ?? Number.NaN);
     const ratio = perCpu.length === 2 ? (perCpu[1] / perCpu[0]).toFixed(2) : "";
     const from = window * WINDOW_S;
     console.log(
@@ -56,5 +40,5 @@ try {
     );
   }
 } finally {
-  await Promise.all(servers.map((server) => stop(server.child)));
+  await served.stop();
 }

@@ -61,56 +61,72 @@ export function earlyWindowWords(windows) {
  *   early?: { afterS: number, durationS: number } }} load
  */
 export async function runConcurrently(routes, load) {
+  const served = await serveConcurrently(routes, load);
+  try {
+    let warmedS = 0;
+    let early;
+    if (load.early !== undefined) {
+      if (load.early.afterS > 0) await served.drive(load.early.afterS);
+      early = await served.measure(load.early.durationS);
+      warmedS = load.early.afterS + load.early.durationS;
+    }
+    if (load.warmupS > warmedS) await served.drive(load.warmupS - warmedS);
+    const measured = await served.measure(load.durationS);
+    return Object.fromEntries(
+      routes.map((route, i) => [route.name, early === undefined ? measured[i] : { ...measured[i], early: early[i] }]),
+    );
+  } finally {
+    await served.stop();
+  }
+}
+
+/**
+ * Starts a fresh server for every route of `routes` (as {@link runConcurrently} takes them) and answers
+ * `{ drive(s), measure(s), stop() }`: `drive` loads them all at once for `s` seconds, `measure` does the same and
+ * resolves to each route's figures (in `routes`' order); the request sequence of each route runs on from one call to
+ * the next. `stop()` stops the servers.
+ *
+ * @param {{ connections: number, serverCpus?: string, path: string }} load
+ */
+export async function serveConcurrently(routes, load) {
   const servers = [];
+  const stopAll = () => Promise.all(servers.map((server) => stop(server.child)));
   try {
     for (const route of routes) {
       const [command, args] = pinnedNode(route.args, load.serverCpus);
       const { child, match } = await startProcess(command, args, /ready (\d+)/);
       servers.push({ route, child, url: `http://127.0.0.1:${match[1]}`, sent: 0 });
     }
-    const driveAll = (duration) =>
-      Promise.all(
-        servers.map((server) =>
-          postJsonLoad({
-            url: server.url,
-            path: load.path,
-            connections: load.connections,
-            duration,
-            bodyOf: () => server.route.body(++server.sent),
-          }),
-        ),
-      );
-    const measure = async (duration) => {
-      const before = servers.map((server) => processCpuMs(server.child.pid));
-      const results = await driveAll(duration);
-      const after = servers.map((server) => processCpuMs(server.child.pid));
-      return results.map((result, i) => {
-        const cpuMs = before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i];
-        return {
-          ...loadFigures(result),
-          cpuMs,
-          perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
-        };
-      });
-    };
-    let warmedS = 0;
-    let early;
-    if (load.early !== undefined) {
-      if (load.early.afterS > 0) await driveAll(load.early.afterS);
-      early = await measure(load.early.durationS);
-      warmedS = load.early.afterS + load.early.durationS;
-    }
-    if (load.warmupS > warmedS) await driveAll(load.warmupS - warmedS);
-    const measured = await measure(load.durationS);
-    return Object.fromEntries(
-      servers.map((server, i) => [
-        server.route.name,
-        early === undefined ? measured[i] : { ...measured[i], early: early[i] },
-      ]),
-    );
-  } finally {
-    await Promise.all(servers.map((server) => stop(server.child)));
+  } catch (error) {
+    await stopAll();
+    throw error;
   }
+  const drive = (duration) =>
+    Promise.all(
+      servers.map((server) =>
+        postJsonLoad({
+          url: server.url,
+          path: load.path,
+          connections: load.connections,
+          duration,
+          bodyOf: () => server.route.body(++server.sent),
+        }),
+      ),
+    );
+  const measure = async (duration) => {
+    const before = servers.map((server) => processCpuMs(server.child.pid));
+    const results = await drive(duration);
+    const after = servers.map((server) => processCpuMs(server.child.pid));
+    return results.map((result, i) => {
+      const cpuMs = before[i] === undefined || after[i] === undefined ? undefined : after[i] - before[i];
+      return {
+        ...loadFigures(result),
+        cpuMs,
+        perCpuSecond: cpuMs ? (result.requests.total * 1000) / cpuMs : undefined,
+      };
+    });
+  };
+  return { drive, measure, stop: stopAll };
 }
 
 /**
