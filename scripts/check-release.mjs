@@ -11,7 +11,7 @@
 // With --before-publish (the first step of `pnpm release`) it checks only what npm needs before a publish.
 //
 // Usage: node scripts/check-release.mjs [--json <file>] [--before-publish]
-//   Prints one line per check and `release checks: N passed, N failed`; --json writes {"passed","failed"} there.
+//   Prints one line per check and `release checks: N passed, N failed`; --json writes {"passed","failed","failures"} there.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -36,6 +36,8 @@ const readJson = (dir, path) => JSON.parse(read(dir, path));
 
 let passed = 0;
 let failed = 0;
+/** Titles of the checks that failed, for the summary CI ends with. */
+const failures = [];
 /** Runs one check: a thrown error is a failure; a returned string is printed as a note. */
 function check(title, fn) {
   try {
@@ -44,6 +46,7 @@ function check(title, fn) {
     console.log(`ok   ${title}${note ? `\n     ${String(note).replaceAll("\n", "\n     ")}` : ""}`);
   } catch (error) {
     failed += 1;
+    failures.push(title);
     console.log(`FAIL ${title}\n     ${String(error.message).replaceAll("\n", "\n     ")}`);
   }
 }
@@ -449,5 +452,5 @@ if (beforePublish) {
   }
 }
 console.log(`release checks: ${passed} passed, ${failed} failed`);
-if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed }));
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ passed, failed, failures }));
 process.exit(failed === 0 ? 0 : 1);

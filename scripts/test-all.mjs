@@ -5,7 +5,7 @@
 // reads.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { countReport } from "./vitest-report.mjs";
+import { countReport, failedTestNames } from "./vitest-report.mjs";
 
 const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.CI ? "0" : "1" };
 
@@ -68,6 +68,16 @@ const parts = [
 const passed = parts.reduce((sum, [, part]) => sum + part.passed, 0);
 const failed = parts.reduce((sum, [, part]) => sum + part.failed, 0);
 console.log(`\n${parts.map(([title, part]) => `${title}: ${part.passed} passed, ${part.failed} failed`).join("; ")}`);
+// CI keeps only the tail of this output: the names of what failed come last, just above the summary line.
+const failures = [
+  ...failedTestNames(reportPath).map((name) => `tests: ${name}`),
+  ...(summaryOf(releasePath).failures ?? []).map((title) => `release checks: ${title}`),
+  ...["22", "24"].flatMap((major) =>
+    failedTestNames(`.vitest/node-${major}.json`).map((name) => `Node ${major}: ${name}`),
+  ),
+];
+if (failures.length > 0)
+  console.log(`\nFailed (${failures.length}):\n${failures.map((line) => `  ${line}`).join("\n")}`);
 console.log(`${passed} passed, ${failed} failed`);
 const stepsPassed = testsPassed && releasePassed && otherNodesPassed;
 process.exit(stepsPassed && failed === 0 && main.passed > 0 ? 0 : 1);
