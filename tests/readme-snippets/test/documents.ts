@@ -101,8 +101,8 @@ const kindOf = (language: string): BlockKind =>
           ? "other"
           : "unknown";
 
-/** `<!-- snippet-check: skip: why -->`: the one way to leave a block in a checked language out. */
-const SKIP_MARKER = /<!--\s*snippet-check:\s*skip\b[\s:—–-]*([\s\S]*?)\s*-->/;
+/** `<!-- snippet-check: skip: why -->` on a line of its own: the one way to leave a block in a checked language out. */
+const SKIP_MARKER = /^\s*<!--\s*snippet-check:\s*skip\b[\s:—–-]*([\s\S]*?)\s*-->\s*$/;
 /** A reason is a sentence, not a word: at least this many characters. */
 const MIN_REASON_LENGTH = 20;
 
@@ -228,7 +228,7 @@ const GITHUB_TREE = /^https:\/\/github\.com\/kirimbayar\/kirimbayar\/(?:tree|blo
 export function installPointers(repo: string, doc: string, text: string): string[] {
   const prose = text.replace(/\r\n?/g, "\n").replace(/^(\s*)(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\s*\2\s*$/gm, "");
   const targets = new Set<string>();
-  const sentences = prose.split(/\n\s*\n/).flatMap((paragraph) => paragraph.split(/(?<=[.!?:])\s+(?=[A-Z[`*])/));
+  const sentences = prose.split(/\n\s*\n/).flatMap((paragraph) => paragraph.split(/(?<=[.!?])\s+(?=[A-Z[`*])/));
   for (const sentence of sentences) {
     if (!/\binstall/i.test(sentence)) continue;
     for (const [, href = ""] of sentence.matchAll(/\]\(([^)\s]+)\)/g)) {

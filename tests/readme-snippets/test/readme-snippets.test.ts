@@ -60,6 +60,7 @@ describe("the documents' code blocks", () => {
     expect(paths.filter((path) => path.startsWith("docs/guides/")).length).toBeGreaterThanOrEqual(40);
     expect(paths.some((path) => path.includes("node_modules") || path.endsWith("CHANGELOG.md"))).toBe(false);
     expect(snippets.length).toBeGreaterThanOrEqual(90);
+    expect(snippets.some((s) => s.language === "js")).toBe(true);
     for (const doc of documents.filter((d) => /^packages\/[^/]+\/README\.md$/.test(d.path))) {
       expect(
         snippets.some((s) => s.doc === doc.path),
@@ -121,6 +122,11 @@ describe("snippets compiled", () => {
     for (const name of placeholders.keys()) {
       const clash = compilation.exportedNames.get(name);
       if (clash) problems.push(`placeholders.d.ts: ${name} is also exported by ${clash}: import it, do not declare it`);
+    }
+    // A placeholder no snippet uses any more is one nobody checks the meaning of.
+    const used = new Set([...compilation.facts.values()].flatMap((facts) => [...facts.placeholders]));
+    for (const name of placeholders.keys()) {
+      if (!used.has(name)) problems.push(`placeholders.d.ts: no snippet uses ${name} any more: delete it`);
     }
     // A page that names `x` one thing in a snippet must not lean on the placeholder `x` for something else.
     for (const snippet of snippets) {

@@ -252,7 +252,12 @@ function factsOf(snippet: Snippet, program: ts.Program, options: ts.CompilerOpti
   const placeholders = new Set<string>();
   const visit = (node: ts.Node) => {
     if (ts.isIdentifier(node)) {
-      const declarations = checker.getSymbolAtLocation(node)?.declarations ?? [];
+      // `{ verify }` names the property; the value it stands for is the shorthand's value symbol.
+      const symbol =
+        ts.isShorthandPropertyAssignment(node.parent) && node.parent.name === node
+          ? checker.getShorthandAssignmentValueSymbol(node.parent)
+          : checker.getSymbolAtLocation(node);
+      const declarations = symbol?.declarations ?? [];
       if (declarations.some((d) => d.getSourceFile().fileName === placeholdersFile)) placeholders.add(node.text);
     }
     ts.forEachChild(node, visit);
