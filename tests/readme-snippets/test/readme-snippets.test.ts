@@ -9,9 +9,9 @@
 //    - A snippet that imports anything must import everything it uses from a package (what users copy is complete).
 //    - A fragment without imports (a few lines showing one call) gets imports added for the package names it uses.
 //    - Names that stand for the reader's own code (`markPaid`, `orders`, ...) are declared in placeholders.d.ts. A
-//      placeholder never shares its name with an export of our packages, and a page never uses a placeholder under
-//      the name another of its snippets gives to something else (`orders` the reader's service in one snippet, an
-//      OrderWebhookClient in the next).
+//      placeholder never shares its name with an export of our packages, every one is used by some snippet, and a
+//      page never uses a placeholder under the name another of its snippets gives to something else (`orders` the
+//      reader's service in one snippet, an OrderWebhookClient in the next).
 //    - A snippet whose first line is `// <file>.ts` is written under that name, so snippets of one document can
 //      import each other (`import { AppModule } from "./app.module"`); two snippets of a document never share one.
 //    - A snippet that mentions Jest is compiled with Jest's globals (and only that one).
