@@ -71,7 +71,14 @@ export function poolerSuite(title: string, setups: readonly Setup[], events = 10
           [prefix],
         );
         const applied = Object.fromEntries(rows.map((row) => [row.history_id, row.n]));
-        const figures = { mode, setup: setup.name, ...result, errors: receiverLog.errors.slice(0, 3) };
+        const switches = switchWarnings(storeLog.warnings);
+        const figures = {
+          mode,
+          setup: setup.name,
+          ...result,
+          switches: switches.length,
+          errors: receiverLog.errors.slice(0, 3),
+        };
         console.log(`[pooler] ${JSON.stringify(figures)}`);
         expect(result.answered5xx, JSON.stringify(figures)).toBe(0);
         expect(result.neverAnswered200).toEqual([]);

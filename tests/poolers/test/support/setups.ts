@@ -41,6 +41,8 @@ export interface Shop {
 /** A set-up of the README or a guide. */
 export interface Setup {
   readonly name: string;
+  /** Whether it sends named statements by default (a `pg` Pool; TypeORM's transactional claim). */
+  readonly namesStatements: boolean;
   /** Builds the shop on `url` (default options everywhere), its store and journal logging to `logger`. */
   build(url: string, logger: WebhookLogger): Promise<Shop>;
 }
@@ -65,6 +67,7 @@ const insertEffect = "INSERT INTO effects (history_id, setup) VALUES ($1, $2)";
 function pgPoolSetup(name: string, transactional: boolean, withJournal: boolean): Setup {
   return {
     name,
+    namesStatements: true,
     async build(url, logger) {
       const pool = quietPool(url);
       const store = await ready(new PostgresIdempotencyStore({ pool, logger }));
@@ -90,14 +93,21 @@ function pgPoolSetup(name: string, transactional: boolean, withJournal: boolean)
 function pgClientSetup(name: string, transactional: boolean, withJournal: boolean): Setup {
   return {
     name,
+    // A client's default is unnamed (it may be PGlite); the transactional set-up's journal is on a pool.
+    namesStatements: transactional && withJournal,
     async build(url, logger) {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => {});
       await client.connect();
       // The handler's own writes outside a transaction go through a pool of the app's: the client takes turns.
-      const pool = quietPool(url, 2);
+      const pool = quietPool(url, 3);
       const store = await ready(new PostgresIdempotencyStore({ client, logger }));
-      const journal = withJournal ? await ready(new PostgresDeliveryJournal({ client, logger })) : undefined;
+      // The journal's batches on the store's client would take no turn with its transactions: sent while one is
+      // open, they commit or roll back with that delivery (entries lost on a rollback, with or without a pooler;
+      // reported with issue 37). So the transactional set-up gives the journal the app's pool; its entries still go
+      // through the delivery's transaction (the client) when there is one.
+      const journalOn = transactional ? { pool } : { client };
+      const journal = withJournal ? await ready(new PostgresDeliveryJournal({ ...journalOn, logger })) : undefined;
       return {
         store,
         transactional,
@@ -152,6 +162,7 @@ interface KyselyShop {
  */
 function ormSetup<Tx>(
   name: string,
+  namesStatements: boolean,
   open: (url: string) => Promise<{
     binding: SqlBinding<Tx>;
     write(tx: Tx, historyId: string): Promise<unknown>;
@@ -160,6 +171,7 @@ function ormSetup<Tx>(
 ): Setup {
   return {
     name,
+    namesStatements,
     async build(url, logger) {
       const library = await open(url);
       const store = await ready(new PostgresIdempotencyStore({ binding: library.binding, logger }));
@@ -180,16 +192,20 @@ function ormSetup<Tx>(
 
 /** Every ORM binding on PostgreSQL, transactional, with the journal on the same binding. */
 export const ormSetups: Setup[] = [
-  ormSetup<PrismaTransactionClient<PrismaClient>>("Prisma (adapter-pg), transactional + journal", async (url) => {
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: APP_POOL_SIZE }) });
-    await prisma.$connect();
-    return {
-      binding: prismaBinding(prisma),
-      write: (tx, historyId) => tx.effect.create({ data: { historyId, setup: "prisma" } }),
-      close: () => prisma.$disconnect(),
-    };
-  }),
-  ormSetup<EntityManager>("TypeORM, transactional + journal", async (url) => {
+  ormSetup<PrismaTransactionClient<PrismaClient>>(
+    "Prisma (adapter-pg), transactional + journal",
+    false,
+    async (url) => {
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: APP_POOL_SIZE }) });
+      await prisma.$connect();
+      return {
+        binding: prismaBinding(prisma),
+        write: (tx, historyId) => tx.effect.create({ data: { historyId, setup: "prisma" } }),
+        close: () => prisma.$disconnect(),
+      };
+    },
+  ),
+  ormSetup<EntityManager>("TypeORM, transactional + journal", true, async (url) => {
     const dataSource = await new DataSource({
       type: "postgres",
       url,
@@ -203,7 +219,7 @@ export const ormSetups: Setup[] = [
       close: () => dataSource.destroy(),
     };
   }),
-  ormSetup<Knex.Transaction>("Knex, transactional + journal", async (url) => {
+  ormSetup<Knex.Transaction>("Knex, transactional + journal", false, async (url) => {
     const knex = knexFactory({ client: "pg", connection: url, pool: { min: 0, max: APP_POOL_SIZE } });
     return {
       binding: knexBinding(knex),
@@ -211,7 +227,7 @@ export const ormSetups: Setup[] = [
       close: () => knex.destroy(),
     };
   }),
-  ormSetup<Transaction<KyselyShop>>("Kysely, transactional + journal", async (url) => {
+  ormSetup<Transaction<KyselyShop>>("Kysely, transactional + journal", false, async (url) => {
     const db = new Kysely<KyselyShop>({ dialect: new PostgresDialect({ pool: quietPool(url) }) });
     return {
       binding: kyselyBinding(db),
@@ -219,7 +235,7 @@ export const ormSetups: Setup[] = [
       close: () => db.destroy(),
     };
   }),
-  ormSetup("Drizzle (node-postgres), transactional + journal", async (url) => {
+  ormSetup("Drizzle (node-postgres), transactional + journal", false, async (url) => {
     const pool = quietPool(url);
     const db = drizzle(pool);
     return {
@@ -229,7 +245,7 @@ export const ormSetups: Setup[] = [
       close: () => pool.end(),
     };
   }),
-  ormSetup<SequelizeTransaction>("Sequelize, transactional + journal", async (url) => {
+  ormSetup<SequelizeTransaction>("Sequelize, transactional + journal", false, async (url) => {
     const sequelize = new Sequelize(url, { dialect: "postgres", logging: false, pool: { max: APP_POOL_SIZE, min: 0 } });
     const Effect = sequelize.define(
       "Effect",
