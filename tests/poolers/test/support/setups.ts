@@ -4,13 +4,14 @@
 // transaction, or through `ctx.transaction` in the library's own idiom.
 
 import { drizzleBinding } from "@kirimbayar/core/drizzle";
+import type { DeliveryJournal } from "@kirimbayar/core/journal";
 import { knexBinding } from "@kirimbayar/core/knex";
 import { kyselyBinding } from "@kirimbayar/core/kysely";
 import { PostgresDeliveryJournal, PostgresIdempotencyStore, type SqlBinding } from "@kirimbayar/core/postgres";
 import { type PrismaTransactionClient, prismaBinding } from "@kirimbayar/core/prisma";
 import { sequelizeBinding } from "@kirimbayar/core/sequelize";
 import { typeormBinding } from "@kirimbayar/core/typeorm";
-import type { DeliveryJournal, IdempotencyStore, WebhookContext, WebhookLogger } from "@kirimbayar/core/webhooks";
+import type { IdempotencyStore, WebhookContext, WebhookLogger } from "@kirimbayar/core/webhooks";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { drizzle } from "drizzle-orm/node-postgres";
 import { pgTable, serial, text } from "drizzle-orm/pg-core";
