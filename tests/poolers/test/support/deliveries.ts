@@ -35,6 +35,14 @@ function describe(message: string, details?: Record<string, unknown>): string {
     : `${message}: ${error.message ?? ""}${cause ? ` (cause: ${cause.code ?? ""} ${cause.message ?? ""})` : ""}`;
 }
 
+/**
+ * The receiver's errors but one kind: an entry the pooler refused inside a delivery's transaction (a journal entry in
+ * flight when the pool switched). The receiver then runs that delivery again without it and records it after the
+ * answer, as for any failed entry; the pool's later entries go unnamed.
+ */
+export const unexpectedErrors = (errors: readonly string[]) =>
+  errors.filter((error) => !/^Could not journal a webhook delivery.*\((cause: )?(42P05|26000)/.test(error));
+
 /** A QRIS `payment.success` body. */
 export function qrisPaid(historyId: string): string {
   return JSON.stringify({

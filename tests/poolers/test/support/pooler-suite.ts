@@ -6,7 +6,7 @@ import { startPgBouncer, type TestPgBouncer } from "@kirimbayar/test-pgbouncer-s
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { capturedLog, deliverCampaign, historyIds, startShop } from "./deliveries.js";
+import { capturedLog, deliverCampaign, historyIds, startShop, unexpectedErrors } from "./deliveries.js";
 import { APP_POOL_SIZE, EFFECTS_TABLE, type Setup } from "./setups.js";
 
 export type PoolMode = "transaction" | "session";
@@ -82,6 +82,7 @@ export function poolerSuite(title: string, setups: readonly Setup[], events = 10
         console.log(`[pooler] ${JSON.stringify(figures)}`);
         expect(result.answered5xx, JSON.stringify(figures)).toBe(0);
         expect(result.neverAnswered200).toEqual([]);
+        expect(unexpectedErrors(receiverLog.errors)).toEqual([]);
         expect(applied).toEqual(Object.fromEntries(historyIds(prefix, events).map((id) => [id, 1])));
         if (shop.journal !== undefined) {
           const journaled = await admin.query<{ n: number }>(
