@@ -5,7 +5,6 @@ import { unavailable } from "./errors.js";
 import { transactionalClaimPrepare } from "./sql.js";
 import {
   isPoolerStatementError,
-  type RefusedStatements,
   recordStatementRefusal,
   type StatementModeReport,
   statementModeOf,
@@ -17,7 +16,7 @@ import {
  * statement keeps the claim parsed and planned once per connection rather than on every delivery.
  */
 export interface TransactionalClaimStatement {
-  /** The claim, named by its text (sent on its own after `BEGIN` where SQL `PREPARE` does not last). */
+  /** The claim's text (`$1` the key, `$2` the retention in ms), inlined behind `BEGIN` where `PREPARE` does not last. */
   readonly statement: Statement;
   /** The name of its SQL-level prepared statement. */
   readonly prepareName: string;
@@ -34,9 +33,10 @@ export interface StatementScope {
 /**
  * One delivery's transaction on one connection. It opens with its claim: `BEGIN; EXECUTE claim(…)` in one round
  * trip (the values inlined as quoted literals), so a delivery costs two round trips of its own, open-and-claim and
- * COMMIT (plus one `PREPARE` the first time a connection serves a transactional delivery). Behind a pooler that keeps
- * no SQL `PREPARE` between transactions, `BEGIN` and then the claim (named while the pooler keeps named statements);
- * a claim the pooler refused is rolled back and opened again that way before the handlers see the transaction.
+ * COMMIT (plus one `PREPARE` the first time a connection serves a transactional delivery). Without prepared
+ * statements (`preparedStatements: false`, or behind a pooler that keeps no SQL `PREPARE` between transactions) the
+ * claim's own text goes behind `BEGIN` instead, its values inlined the same way: still one round trip. A claim the
+ * pooler refused is rolled back and opened again that way before the handlers see the transaction.
  */
 export class PostgresTransaction implements IdempotencyTransaction {
   #open = false;
@@ -49,7 +49,7 @@ export class PostgresTransaction implements IdempotencyTransaction {
     readonly handle: PgQueryable,
     private readonly done: (error?: unknown) => void,
     private readonly claimStatement: TransactionalClaimStatement,
-    /** `false` (`preparedStatements: false`): BEGIN and the claim go as two statements, the claim unnamed. */
+    /** `false` (`preparedStatements: false`): never `PREPARE`; the claim's text goes inlined behind `BEGIN`. */
     private readonly usePrepared: boolean,
     private readonly statements: StatementScope,
     pooled: boolean,
@@ -76,58 +76,53 @@ export class PostgresTransaction implements IdempotencyTransaction {
     return transactionalClaimOf(row);
   }
 
-  // The cheapest way the connection still takes: `BEGIN; EXECUTE`, else BEGIN and the claim named, else unnamed.
+  // `BEGIN; EXECUTE` while the connection keeps SQL prepared statements; else `BEGIN` and the claim with its values
+  // inlined, still one round trip (parsed and planned on every delivery, as any unnamed statement).
   async #claimRow(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
-    const { scope } = this.statements;
-    if (this.usePrepared && statementModeOf(scope).sqlPrepare) {
+    if (this.usePrepared && statementModeOf(this.statements.scope).sqlPrepare) {
       try {
         return await this.#claimWithExecute(key, retentionMs);
       } catch (error) {
-        await this.#afterRefusal(error, "sqlPrepare");
+        await this.#afterRefusal(error);
       }
     }
-    if (this.usePrepared && statementModeOf(scope).named) {
-      try {
-        return await this.#claimAfterBegin(key, retentionMs, true);
-      } catch (error) {
-        await this.#afterRefusal(error, "named");
-      }
-    }
-    return this.#claimAfterBegin(key, retentionMs, false);
+    return this.#claimInlined(key, retentionMs);
   }
 
   async #claimWithExecute(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
     const { statement, prepareName, prepared } = this.claimStatement;
-    const execute = `EXECUTE ${prepareName}(${quoteLiteral(key)}, ${quoteNumber(retentionMs)})`;
     if (!prepared.has(this.handle)) {
       await this.#send({ text: transactionalClaimPrepare(statement.text, prepareName) });
       prepared.add(this.handle);
     }
+    return this.#openAndRun(`EXECUTE ${prepareName}(${quoteLiteral(key)}, ${quoteNumber(retentionMs)})`);
+  }
+
+  #claimInlined(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
+    // Only the template's own `$1` and `$2` are replaced (one pass: the key's text is never read as a placeholder).
+    const claim = this.claimStatement.statement.text.replace(/\$([12])(?!\d)/g, (_, n: string) =>
+      n === "1" ? `${quoteLiteral(key)}::text` : `${quoteNumber(retentionMs)}::double precision`,
+    );
+    return this.#openAndRun(claim);
+  }
+
+  // The claim, behind `BEGIN` in the same simple-protocol query when the transaction is not open yet.
+  async #openAndRun(claim: string): Promise<Record<string, unknown> | undefined> {
     this.#assertNotEnded();
     const opening = !this.#open;
     this.#open = true;
-    const result = await this.#send({ text: opening ? `BEGIN; ${execute}` : execute });
+    const result = await this.#send({ text: opening ? `BEGIN; ${claim}` : claim });
     // A multi-statement query answers with one result per statement: the claim's is the last.
     const results = result as QueryResult | QueryResult[];
     return (Array.isArray(results) ? results[results.length - 1] : results)?.rows[0];
   }
 
-  async #claimAfterBegin(key: string, retentionMs: number, named: boolean) {
-    if (!this.#open) {
-      this.#assertNotEnded();
-      this.#open = true;
-      await this.#send({ text: "BEGIN" });
-    }
-    this.#assertNotEnded();
-    return (await runOn(this.handle, this.claimStatement.statement, [key, retentionMs], named)).rows[0];
-  }
-
-  // A pooler refused the prepared statement before it ran: the connection's scope stops using that kind, and the
-  // transaction the refusal aborted (if it had begun) is rolled back, so that the claim can open it again. Anything
-  // else is the claim's failure.
-  async #afterRefusal(error: unknown, refused: RefusedStatements): Promise<void> {
+  // A pooler refused the SQL prepared statement before it ran: the connection's scope stops using SQL `PREPARE`, and
+  // the transaction the refusal aborted (if it had begun) is rolled back, so that the claim can open it again.
+  // Anything else is the claim's failure.
+  async #afterRefusal(error: unknown): Promise<void> {
     if (!isPoolerStatementError(error) || this.#ended) throw error;
-    recordStatementRefusal(this.statements.scope, refused, error, this.statements.report);
+    recordStatementRefusal(this.statements.scope, "sqlPrepare", error, this.statements.report);
     if (!this.#open) return;
     await this.#send({ text: "ROLLBACK" });
     this.#open = false;

@@ -53,11 +53,12 @@ export interface PostgresIdempotencyStoreOptions<Tx = PgQueryable> {
    * Behind a connection pooler in transaction mode (the pooled URLs of Supabase, Neon, DigitalOcean, Heroku: PgBouncer,
    * Supavisor), which keeps no prepared statement between transactions, nothing needs setting: the first statement
    * the pooler refuses (PostgreSQL's 42P05 or 26000, before anything ran) switches the pool to statements it keeps
-   * (unnamed, or BEGIN and then the claim), for this store and every journal and inbox on the same pool; the
-   * statement is sent again that way, so no delivery fails for it, and the switch is logged once to `logger`.
+   * (unnamed; the transactional claim's own text inlined behind `BEGIN`), for this store and every journal and inbox
+   * on the same pool; the statement is sent again that way, so no delivery fails for it, and the switch is logged
+   * once to `logger`.
    *
    * `true`: prepared statements from the start, with a `client` too (a `pg` Client), switching the same way.
-   * `false`: never: every statement unnamed, BEGIN and the claim as two statements (no first refusal to meet). With
+   * `false`: never: every statement unnamed, `BEGIN` and the claim's text in one query (no refusal to meet). With
    * a `binding`, it says whether the transactional claim is given its statement's name, which a binding whose driver
    * keeps named statements (TypeORM on `pg`) uses to plan it once per connection.
    */
