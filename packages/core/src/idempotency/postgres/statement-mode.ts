@@ -93,8 +93,9 @@ export function recordStatementRefusal(
     report.logger.warn?.(
       `${report.component}: a connection pooler in transaction mode (PgBouncer, Supavisor) is between this pool and ` +
         `PostgreSQL: it refused a prepared statement${code === undefined ? "" : ` (SQLSTATE ${code})`}, as such a ` +
-        "pooler keeps none between transactions. kirimbayar now sends this pool's statements unprepared where it " +
-        "has to, for every store, journal and inbox on it; nothing failed. preparedStatements: false starts so.",
+        "pooler keeps none between transactions (so does a DISCARD ALL or DEALLOCATE in the app's own code). " +
+        "kirimbayar now sends this pool's statements unprepared where it has to, for every store, journal and inbox " +
+        "on it; nothing failed. preparedStatements: false starts so.",
       details,
     );
   } else {
