@@ -52,6 +52,12 @@ const BENCHMARKS = [
     timeoutMs: 1_000_000,
   },
   {
+    name: "pooler-routes",
+    title: "Transactional webhook route behind PgBouncer (transaction mode) vs hand-rolled transactions",
+    // 2 pairs x 13 runs (a warm-up run, 12 rounds) of 15 s plus each pair's start: about 7.5 minutes.
+    timeoutMs: 600_000,
+  },
+  {
     name: "mysql-vs-memory",
     title: "MySQL idempotency store (MariaDB) vs memory store and a hand-rolled transaction",
     timeoutMs: 300_000,
