@@ -16,7 +16,7 @@ export type { InjectTargetOptions, InProcessFetch } from "./in-process/inject.js
  * import { expressFetch } from "@kirimbayar/testing/express";
  *
  * const app = express();
- * app.use("/webhooks", kirimbayarRouter({ qris: { verify } }));
+ * app.use("/webhooks", createWebhookRouter({ qris: { verify } })); // @kirimbayar/express
  * const provider = createFakeProvider({
  *   webhooks: { qrisUrl: "http://shop.test/webhooks/qris?token=t0k3n", fetch: expressFetch(app) },
  * });

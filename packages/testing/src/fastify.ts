@@ -25,7 +25,7 @@ export interface FastifyInjectLike {
  * import { fastifyFetch } from "@kirimbayar/testing/fastify";
  *
  * const app = Fastify();
- * await app.register(kirimbayarPlugin, { prefix: "/webhooks", webhooks: { qris: { verify } } });
+ * app.register(createWebhookPlugin({ qris: { verify } }), { prefix: "/webhooks" }); // @kirimbayar/fastify
  * const provider = createFakeProvider({
  *   webhooks: { qrisUrl: "http://shop.test/webhooks/qris?token=t0k3n", fetch: fastifyFetch(app) },
  * });

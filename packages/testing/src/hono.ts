@@ -22,7 +22,7 @@ export interface HonoFetchOptions {
  * @example
  * import { honoFetch } from "@kirimbayar/testing/hono";
  *
- * const app = new Hono().route("/webhooks", kirimbayarHono({ qris: { verify } }));
+ * const app = new Hono().route("/webhooks", createWebhookApp({ qris: { verify } })); // @kirimbayar/hono
  * const provider = createFakeProvider({
  *   webhooks: { qrisUrl: "http://shop.test/webhooks/qris?token=t0k3n", fetch: honoFetch(app) },
  * });
