@@ -1,16 +1,17 @@
 // `@kirimbayar/testing/express`: an Express app as a `fetch`, so the fake provider delivers its webhooks straight into
-// it (no port either way) with the exact bytes it signed. Built on light-my-request.
-import { dispatchOf, injectingFetch, type NodeRequestListenerLike, type NodeServerLike } from "./in-process/express.js";
-import type { InjectTargetOptions, InProcessFetch } from "./in-process/inject.js";
+// it (no port either way) with the exact bytes it signed.
+import { type NodeRequestListenerLike, type NodeServerLike, serverFetch, serverOf } from "./in-process/node-server.js";
+import type { InProcessFetch, InProcessOptions } from "./in-process/web.js";
 
-export type { NodeRequestListenerLike, NodeServerLike } from "./in-process/express.js";
-export type { InjectTargetOptions, InProcessFetch } from "./in-process/inject.js";
+export type { NodeRequestListenerLike, NodeServerLike } from "./in-process/node-server.js";
+export type { InProcessFetch, InProcessOptions } from "./in-process/web.js";
 
 /**
- * A `fetch` into an Express app (Express 4 or 5): each request runs through the app's middleware and routes in
- * process, its body's bytes intact (`express.raw()`, `@kirimbayar/express`'s routers and signatures see what the fake
- * signed), and the app's answer comes back as a `Response`. Give it the app, or the `http.Server` when other
- * `request` listeners must see the requests too. The URL's host and path reach the app; no port is opened.
+ * A `fetch` into an Express app (Express 4 or 5), or any Node request listener or `http.Server`: each request
+ * reaches the app over an in-memory connection to a Node HTTP server that never listens, so the app sees a real
+ * `IncomingMessage` and answers through a real `ServerResponse`, its body's bytes intact (`express.raw()` and
+ * `@kirimbayar/express`'s routes verify what the fake signed). Give it the app, or the `http.Server` when other
+ * `request` listeners must see the requests too. The URL's host, path and query reach the app; no port is opened.
  *
  * @example
  * import { expressFetch } from "@kirimbayar/testing/express";
@@ -23,7 +24,7 @@ export type { InjectTargetOptions, InProcessFetch } from "./in-process/inject.js
  */
 export function expressFetch(
   app: NodeRequestListenerLike | NodeServerLike,
-  options: InjectTargetOptions = {},
+  options: InProcessOptions = {},
 ): InProcessFetch {
-  return injectingFetch(dispatchOf(app, "expressFetch(app)"), options);
+  return serverFetch(serverOf(app, "expressFetch(app)"), options);
 }

@@ -1,8 +1,8 @@
 // `@kirimbayar/testing/hono`: a Hono app as a `fetch`, so the fake provider delivers its webhooks straight into it
 // through `app.fetch()` (no port either way) with the exact bytes it signed.
-import { type InProcessFetch, requestOf } from "./in-process/inject.js";
+import { type InProcessFetch, requestOf } from "./in-process/web.js";
 
-export type { InProcessFetch } from "./in-process/inject.js";
+export type { InProcessFetch } from "./in-process/web.js";
 
 /** The slice of a Hono app the helper calls, typed structurally so that these declarations need no Hono. */
 export interface HonoFetchLike {
