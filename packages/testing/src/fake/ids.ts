@@ -52,11 +52,26 @@ function nextSerial(): number {
   return lastSerial;
 }
 
-/** `count` random decimal digits from the platform's CSPRNG (not the seed: another process must not repeat them). */
+// Random bytes drawn from the platform's CSPRNG a few kilobytes at a time: one call per id would cost a test suite
+// that makes a fake per test a measurable share of its time (bench/fake-lifecycle).
+let pool = new Uint8Array(0);
+let poolAt = 0;
+
+function randomByte(): number {
+  if (poolAt >= pool.length) {
+    pool = crypto.getRandomValues(new Uint8Array(4096));
+    poolAt = 0;
+  }
+  return pool[poolAt++] as number;
+}
+
+/** `count` random decimal digits (not from the seed: another process must not repeat them). */
 function randomDigits(count: number): string {
-  const bytes = crypto.getRandomValues(new Uint32Array(count));
   let out = "";
-  for (const value of bytes) out += String(value % 10);
+  while (out.length < count) {
+    const byte = randomByte();
+    if (byte < 250) out += String(byte % 10); // 250 = 25 × 10: every digit equally likely
+  }
   return out;
 }
 
@@ -67,7 +82,8 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
  * 12 bits after the version, so ids sort in the order they were made; 62 random bits keep two processes apart.
  */
 function uuidV7(serial: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes = new Uint8Array(16);
+  for (let i = 8; i < 16; i++) bytes[i] = randomByte();
   const ms = Math.floor(serial / 1000);
   const sub = serial % 1000;
   // 48-bit milliseconds, big-endian (split: bitwise operators work on 32 bits).
