@@ -28,8 +28,9 @@ export interface FakeProviderOptions {
    */
   clock?: Clock | "manual" | "real" | Date;
   /**
-   * Seed of generated codes, amounts and names (a QR code's unique code, a virtual account's digits with
-   * `ids: "seeded"`, addresses). Default `1`. Ids follow it only with `ids: "seeded"`.
+   * Seed of generated codes, amounts and names: a QR code's unique code (so its `final_amount`), the wallet a QR
+   * payment came from, addresses and phone numbers. Default `1`. Ids (virtual-account numbers included) follow it
+   * only with `ids: "seeded"`.
    */
   seed?: string | number;
   /**
@@ -48,8 +49,8 @@ export interface FakeProviderOptions {
     /** Where order-status events go before any `PUT /order/api/v1/webhook`. */
     ordersUrl?: string;
     /**
-     * Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process, or an app's in-process
-     * as a `fetch` (`expressFetch(app)` from `@kirimbayar/testing/express`; `/fastify`, `/hono`, `/nestjs`). Also
+     * Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process, or your app as a
+     * `fetch` (`expressFetch(app)` from `@kirimbayar/testing/express`; `/fastify`, `/hono`, `/nestjs`). Also
      * `provider.webhooks.setFetch(fetch)`. Default: the global `fetch`. The Requests it gets carry no abort signal;
      * an attempt still ends as a timeout after `timeoutMs`.
      */
