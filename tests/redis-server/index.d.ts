@@ -155,8 +155,12 @@ export interface TestSentinelGroup {
    * the seconds since {@link killMaster} (default time limit 60 s).
    */
   waitForPromotion(options?: { timeoutMs?: number }): Promise<RedisAddress & { readonly seconds: number | null }>;
-  /** Starts a killed node again as its supervisor would (empty, as a master); Sentinel turns it into a replica. */
-  restartKilled(): Promise<void>;
+  /**
+   * Starts a killed node again, empty. By default as its supervisor would, with its own configuration (a master),
+   * which Sentinel turns into a replica of the promoted master about 8 s later; with `asReplica`, as a replica of
+   * the current master at once.
+   */
+  restartKilled(options?: { asReplica?: boolean }): Promise<void>;
   /**
    * Resolves once the sentinels agree on a master, every running replica's link to it is up and every sentinel
    * knows the replicas and the other sentinels (default limit: `readyTimeoutMs`).

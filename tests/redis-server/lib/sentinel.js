@@ -235,12 +235,13 @@ export async function startSentinelGroup(options = {}) {
       const seconds = killedAt === undefined ? null : Math.round((performance.now() - killedAt) / 100) / 10;
       return { host: HOST, port: promoted, seconds };
     },
-    async restartKilled() {
+    async restartKilled({ asReplica = false } = {}) {
+      const master = asReplica ? await agreedMaster() : undefined;
       for (const node of nodes) {
         if (!alive(node.child)) {
-          // As a supervisor would restart it: with its own configuration (a master without data); Sentinel turns
-          // it into a replica of the promoted master.
-          node.replicaOf = undefined;
+          // As a supervisor would restart it: with its own configuration (a master without data), which Sentinel
+          // turns into a replica of the promoted master some 8 s later; or told at once whose replica it is.
+          node.replicaOf = master;
           await startNode(node);
         }
       }
