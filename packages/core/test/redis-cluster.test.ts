@@ -1,8 +1,8 @@
 // The Redis store and the Redis journal on a real Redis Cluster (3 masters + 3 replicas, test-redis-server's
 // startRedisCluster), through ioredis Cluster and node-redis createCluster: the store's state-machine contract (with
 // and without replicaAcknowledgement) and the journal's, events spread over every master with both keys of an event
-// on one slot, each WAIT sent to the node that serves the event's key (not a random one), and a journal prefix
-// without a hash tag refused with a cluster client.
+// on one slot, each WAIT sent to the node that serves the event's key (not a random one) and following the slot to
+// its new master after a failover, and a journal prefix without a hash tag refused with a cluster client.
 import { redisCommand, startRedisCluster, type TestRedisCluster } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { createCluster } from "redis";
@@ -99,6 +99,25 @@ describe.each(clients)("RedisIdempotencyStore through %s", (_name, clientOf) => 
       await cluster.waitUntilOk();
     }
     expect(await store.claim("a", "o", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+  }, 30_000);
+});
+
+describe.each(clients)("after a failover, RedisIdempotencyStore through %s", (_name, clientOf) => {
+  it("follows the slot to its new master at once, with replicaAcknowledgement (its WAIT pipelines too)", async () => {
+    const keyPrefix = `moved${prefixes++}:`;
+    const store = new RedisIdempotencyStore({
+      client: clientOf() as unknown as RedisIdempotencyStoreOptions["client"],
+      keyPrefix,
+      logger: silent,
+      replicaAcknowledgement: { replicas: 1, timeoutMs: 500 },
+    });
+    expect((await store.claim("before", "o", 10_000)).state).toBe("claimed");
+    // The client still maps the slot to the old master, which now answers MOVED.
+    const failover = await cluster.failover(await cluster.masterOfKey(`${keyPrefix}{after}`));
+    expect(await cluster.masterOfKey(`${keyPrefix}{after}`)).toBe(failover.port);
+    expect(await store.claim("after", "o", 10_000)).toEqual({ state: "claimed", attempt: 1 });
+    expect(await store.complete("after", "o", 60_000)).toBe(true);
+    expect(await store.claim("after", "o2", 10_000)).toEqual({ state: "completed" });
   }, 30_000);
 });
 

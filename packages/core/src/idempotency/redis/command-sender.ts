@@ -95,15 +95,16 @@ export function redisConnection(client: unknown, owner: string): RedisConnection
 }
 
 function ioredisConnection(client: IoRedisLikeClient, cluster: boolean): RedisConnection {
+  const send = (args: string[]) => client.call(args[0] as string, ...args.slice(1));
   return {
     cluster,
-    send: (args) => client.call(args[0] as string, ...args.slice(1)),
+    send,
     // ioredis writes a pipeline at once and, when the connection drops midway, fails the rest of it instead of
     // sending it again on the next connection (where a WAIT would count nothing written there).
     pipeline:
       typeof client.pipeline !== "function"
         ? undefined
-        : async (commands) => {
+        : followingMoves(cluster, send, async (commands) => {
             const pipeline = (client.pipeline as () => IoRedisLikePipeline)();
             for (const [name, ...args] of commands) pipeline.call(name as string, ...args);
             const results = (await pipeline.exec()) ?? [];
@@ -112,7 +113,7 @@ function ioredisConnection(client: IoRedisLikeClient, cluster: boolean): RedisCo
               if (error) throw error;
               return reply;
             });
-          },
+          }),
   };
 }
 
@@ -126,25 +127,26 @@ function nodeRedisConnection(client: NodeRedisLikeClient): RedisConnection {
         : async (commands) => {
             const multi = (client.multi as () => ReturnType<NonNullable<NodeRedisLikeClient["multi"]>>)();
             for (const command of commands) multi.addCommand(command);
-            return repliesOrThrow(await multi.execAsPipeline());
+            return repliesOrThrow(await pipelineReplies(multi));
           },
   };
 }
 
 function nodeRedisClusterConnection(client: NodeRedisClusterLikeClient): RedisConnection {
   type Multi = ReturnType<NonNullable<NodeRedisClusterLikeClient["multi"]>>;
+  const send = (args: string[], key?: string) => client.sendCommand(key, false, args);
   return {
     cluster: true,
-    send: (args, key) => client.sendCommand(key, false, args),
+    send,
     // The cluster's pipeline goes to the node serving its first key, on that node's one connection.
     pipeline:
       typeof client.multi !== "function"
         ? undefined
-        : async (commands, key) => {
+        : followingMoves(true, send, async (commands, key) => {
             const multi = (client.multi as (routing?: string) => Multi)(key);
             for (const command of commands) multi.addCommand(key, false, command);
-            return repliesOrThrow(await multi.execAsPipeline());
-          },
+            return repliesOrThrow(await pipelineReplies(multi));
+          }),
   };
 }
 
@@ -160,15 +162,48 @@ function nodeRedisSentinelConnection(client: NodeRedisSentinelLikeClient): Redis
         : async (commands) => {
             const multi = (client.multi as () => Multi)();
             for (const command of commands) multi.addCommand(false, command);
-            return repliesOrThrow(await multi.execAsPipeline());
+            return repliesOrThrow(await pipelineReplies(multi));
           },
   };
 }
 
-// node-redis v5 rejects a pipeline with a failed command; v4 resolves with the error among the replies.
+// node-redis v5 rejects a pipeline with a failed command (a MultiErrorReply carrying every reply); v4 resolves with
+// the error among the replies. Either way the caller sees the first command's own error (a MOVED, say).
+async function pipelineReplies(multi: { execAsPipeline(): Promise<unknown[]> }): Promise<unknown[]> {
+  try {
+    return await multi.execAsPipeline();
+  } catch (error) {
+    const replies = (error as { replies?: unknown }).replies;
+    if (Array.isArray(replies)) return replies;
+    throw error;
+  }
+}
+
 function repliesOrThrow(replies: unknown[]): unknown[] {
   for (const reply of replies) if (reply instanceof Error) throw reply;
   return replies;
+}
+
+// A cluster client follows a MOVED redirection (and learns the new slot owner) for one command, but neither
+// ioredis nor node-redis does for a pipeline that contains a command without a key (WAIT): after a failover every
+// pipeline would keep going to the old node. On MOVED (the pipeline's commands did not run there), one command of
+// the key is sent the ordinary way, which follows the redirection and updates the client's slot map, and the
+// pipeline is sent once more.
+function followingMoves(
+  cluster: boolean,
+  send: (args: string[], key?: string) => Promise<unknown>,
+  pipeline: (commands: string[][], key: string) => Promise<unknown[]>,
+): (commands: string[][], key: string) => Promise<unknown[]> {
+  if (!cluster) return pipeline;
+  return async (commands, key) => {
+    try {
+      return await pipeline(commands, key);
+    } catch (error) {
+      if (!String((error as Error | undefined)?.message ?? "").startsWith("MOVED ")) throw error;
+      await send(["EXISTS", key], key);
+      return pipeline(commands, key);
+    }
+  };
 }
 
 /** Whether `key` has a Redis Cluster hash tag: a `{` followed later by a `}` with something between them. */

@@ -37,9 +37,11 @@ export interface RedisIdempotencyStoreOptions {
    * cluster) before the answer: the claim before the handlers run, the completion before the 200, and a completed
    * record a duplicate is answered 200 for. Replication is asynchronous: without this, a record the master
    * acknowledged can be missing on the replica a failover promotes, and a redelivery then runs the handlers again.
-   * Fewer acknowledgements in time is a store failure: 503, nothing run, or (after the handlers ran) the claim
-   * released and 503 instead of 200, so the event is never processed again after a 200. It costs one replica
-   * round trip per write and, while no replica answers, every delivery is refused; see the Deploying guide.
+   * Fewer acknowledgements in time is a store failure: 503 with nothing run, or, after the handlers ran, the claim
+   * released and 503 instead of 200 (also when the completion's outcome is unknown: a node that died mid-write),
+   * so the event is never processed again after a 200; the provider's retry may run it again then, as without
+   * Redis replicas. It costs one replica round trip per write and, while no replica answers, every delivery is
+   * refused; see the Deploying guide (docs/guides/operations/deploying-redis.md).
    *
    * @example
    * new RedisIdempotencyStore({ client, replicaAcknowledgement: { replicas: 1, timeoutMs: 500 } });
@@ -122,7 +124,19 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    const { reply, acknowledged } = await this.#evalAcknowledged(COMPLETE_SCRIPT, key, `p:${owner}`, retentionMs);
+    let outcome: { reply: unknown; acknowledged: boolean };
+    try {
+      outcome = await this.#evalAcknowledged(COMPLETE_SCRIPT, key, `p:${owner}`, retentionMs);
+    } catch (error) {
+      // With replicaAcknowledgement a completion that cannot be confirmed, for whatever reason (a node that died
+      // mid-write, a timeout), is not durable as far as the answer goes: 503 and the claim released, never a 200
+      // after retries that a failover can take back.
+      if (this.#replicaWait === undefined) throw error;
+      throw new IdempotencyRecordNotDurableError("The completion could not be confirmed on the Redis replicas", {
+        cause: error,
+      });
+    }
+    const { reply, acknowledged } = outcome;
     const state = Number(reply);
     // 0: another delivery holds the key; there is nothing of this one's to vouch for.
     if (state !== 0 && !acknowledged) throw this.#notAcknowledged("completion");
