@@ -9,13 +9,15 @@
 //
 // Without replicaAcknowledgement the window is measured (events processed again after one of their deliveries was
 // answered 200); with it, none may be, and nothing may be lost. ioredis and node-redis, each in its Sentinel mode.
+// Each instance also writes a RedisDeliveryJournal through its client: the campaign reports how many of its entries
+// were acknowledged and then taken back by the failover, and how many failed while it was under way.
 // `pnpm test` runs small campaigns; `pnpm chaos` (KIRIMBAYAR_CHAOS=full) 1,000 events per campaign
 // (KIRIMBAYAR_CHAOS_ROUNDS repeats each).
-import { startSentinelGroup, type TestSentinelGroup } from "@kirimbayar/test-redis-server";
+import { redisCommand, startSentinelGroup, type TestSentinelGroup } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { createSentinel } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
-import { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "../src/redis.js";
+import { RedisDeliveryJournal, RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "../src/redis.js";
 import { type FaultOutcome, runFailoverCampaign } from "./support/failover-campaign.js";
 
 const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
@@ -92,21 +94,26 @@ function cutThenKill(sentinels: TestSentinelGroup): () => Promise<FaultOutcome> 
 async function campaign(library: Library, acknowledged: boolean) {
   group = await startSentinelGroup();
   const sentinels = group;
-  const stores = await Promise.all(
-    [0, 1].map(
-      async () =>
+  // Each instance: its own client, shared by its store and its delivery journal (as an app would).
+  const clients = await Promise.all([0, 1].map(() => sentinelClient(library, sentinels)));
+  const journalPrefix = "{kirimbayar:journal}:";
+  return runFailoverCampaign({
+    name: `sentinel-${library}-${acknowledged ? "ack" : "plain"}`,
+    events: EVENTS,
+    stores: clients.map(
+      (client) =>
         new RedisIdempotencyStore({
-          client: await sentinelClient(library, sentinels),
+          client,
           keyPrefix: `sentinel:${library}:`,
           logger: { warn: () => {} },
           ...(acknowledged ? { replicaAcknowledgement: ACK } : {}),
         }),
     ),
-  );
-  return runFailoverCampaign({
-    name: `sentinel-${library}-${acknowledged ? "ack" : "plain"}`,
-    events: EVENTS,
-    stores,
+    journals: {
+      instances: clients.map((client) => new RedisDeliveryJournal({ client, keyPrefix: journalPrefix })),
+      countEntries: async () =>
+        Number(await redisCommand((await sentinels.master()).port, ["XLEN", `${journalPrefix}stream`])),
+    },
     fault: cutThenKill(sentinels),
     deliveriesPerSecond: RATE,
   });

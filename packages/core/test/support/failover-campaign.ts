@@ -18,6 +18,7 @@
 //   first sent before it is answered 200.
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { DeliveryJournal } from "../../src/journal.js";
 import type { IdempotencyStore } from "../../src/webhooks.js";
 import { createWebhookReceiver, tokenVerifier, type WebhookReceiver } from "../../src/webhooks.js";
 import { qrisSuccess } from "./webhook-requests.js";
@@ -54,6 +55,28 @@ export interface FailoverCampaignOptions {
   readonly leaseMs?: number;
   /** How long the handler works before its effect (default 2–20 ms). */
   readonly handlerMs?: readonly [number, number];
+  /**
+   * A delivery journal per instance (beside its store), and how to count the entries Redis holds at the end: the
+   * campaign then also reports how many entries the journal acknowledged and lost.
+   */
+  readonly journals?: {
+    readonly instances: readonly DeliveryJournal[];
+    readonly countEntries: () => Promise<number>;
+  };
+}
+
+/** What became of the journal's entries (one per answered delivery). */
+export interface JournalFigures {
+  /** Deliveries the instances answered: one entry each. */
+  readonly expected: number;
+  /** Entries whose write Redis acknowledged. */
+  readonly acknowledged: number;
+  /** Entries whose write failed (Redis away, or the failover under way): reported through onError, not kept. */
+  readonly failed: number;
+  /** Entries Redis holds at the end. */
+  readonly present: number;
+  /** Acknowledged but not there at the end: taken back by the failover. */
+  readonly acknowledgedThenLost: number;
 }
 
 export interface FailoverCampaignResult {
@@ -71,6 +94,7 @@ export interface FailoverCampaignResult {
   readonly recoverySeconds: number | null;
   /** Deliveries still not answered 200 when the provider gave up. */
   readonly abandoned: number;
+  readonly journal?: JournalFigures;
 }
 
 interface Run {
@@ -78,7 +102,8 @@ interface Run {
   finished: boolean;
 }
 
-async function listen(receiver: WebhookReceiver<"qris">, answered200: (id: string) => void): Promise<Server> {
+// `answered` hears of every answer: with the event's id when it was a 200.
+async function listen(receiver: WebhookReceiver<"qris">, answered: (id?: string) => void): Promise<Server> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -91,7 +116,7 @@ async function listen(receiver: WebhookReceiver<"qris">, answered200: (id: strin
         rawBody,
         remoteAddress: req.socket.remoteAddress,
       });
-      if (response.status === 200) answered200(String(JSON.parse(rawBody.toString()).data.qris_history_id));
+      answered(response.status === 200 ? String(JSON.parse(rawBody.toString()).data.qris_history_id) : undefined);
       res.writeHead(response.status, response.headers);
       res.end(response.body);
     });
@@ -133,12 +158,28 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   const first200 = new Map<string, number>();
   const answered200At: number[] = [];
 
-  const receivers = options.stores.map((store) =>
+  let answered = 0;
+  const journalled = { acknowledged: 0, failed: 0 };
+  for (const journal of options.journals?.instances ?? []) {
+    const record = journal.record.bind(journal);
+    journal.record = (entries, transaction) =>
+      record(entries, transaction).then(
+        () => {
+          journalled.acknowledged += entries.length;
+        },
+        (error: unknown) => {
+          journalled.failed += entries.length;
+          throw error;
+        },
+      );
+  }
+  const receivers = options.stores.map((store, index) =>
     createWebhookReceiver({
       source: "qris",
       verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
       idempotency: { store, leaseMs: options.leaseMs ?? 5_000 },
       logger: { warn: () => {}, error: () => {} },
+      ...(options.journals === undefined ? {} : { journal: options.journals.instances[index] as DeliveryJournal }),
     }).on("payment.success", async (event) => {
       const id = String(event.data.qris_history_id);
       const run: Run = { startedAt: performance.now(), finished: false };
@@ -150,6 +191,8 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   const servers = await Promise.all(
     receivers.map((receiver) =>
       listen(receiver, (id) => {
+        answered += 1;
+        if (id === undefined) return;
         const now = performance.now();
         answered200At.push(now);
         if (!first200.has(id)) first200.set(id, now);
@@ -201,6 +244,18 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   }
   const fault = await (faultStarted as Promise<FaultOutcome>);
   await Promise.all(deliveries);
+  let journal: JournalFigures | undefined;
+  if (options.journals !== undefined) {
+    // Entries are written behind the answers: what is still buffered goes out now (or fails).
+    await Promise.all(options.journals.instances.map((instance) => instance.flush?.().catch(() => {})));
+    const present = await options.journals.countEntries();
+    journal = {
+      expected: answered,
+      ...journalled,
+      present,
+      acknowledgedThenLost: Math.max(0, journalled.acknowledged - present),
+    };
+  }
   agent.destroy();
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 
@@ -237,6 +292,7 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
     firstSuccessAfterFaultSeconds: firstAfter === undefined ? null : seconds(firstAfter - fault.at),
     recoverySeconds: Number.isFinite(lastApplied) ? seconds(lastApplied - fault.at) : null,
     abandoned,
+    ...(journal === undefined ? {} : { journal }),
   };
   console.log(`[failover] ${JSON.stringify(result)}`);
   return result;
