@@ -18,7 +18,7 @@ import IORedis from "ioredis";
 import { createSentinel } from "redis";
 import { afterEach, describe, expect, it } from "vitest";
 import { RedisDeliveryJournal, RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "../src/redis.js";
-import { type FaultOutcome, runFailoverCampaign } from "./support/failover-campaign.js";
+import { type FaultOutcome, type JournalFigures, runFailoverCampaign } from "./support/failover-campaign.js";
 
 const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
 const EVENTS = Number(process.env.KIRIMBAYAR_FAILOVER_EVENTS ?? (FULL ? 1_000 : 150));
@@ -119,6 +119,14 @@ async function campaign(library: Library, acknowledged: boolean) {
   });
 }
 
+/** Every answered delivery's journal entry was either acknowledged by Redis or reported failed; none kept more. */
+function expectJournalAccounted(journal: JournalFigures | undefined): void {
+  expect(journal).toBeDefined();
+  const figures = journal as JournalFigures;
+  expect(figures.acknowledged + figures.failed).toBe(figures.expected);
+  expect(figures.present).toBeLessThanOrEqual(figures.acknowledged);
+}
+
 describe.each(["ioredis", "node-redis"] as const)("Sentinel failover with %s", (library) => {
   it(
     `without replicaAcknowledgement: nothing lost; the re-runs after a 200 are counted`,
@@ -129,6 +137,7 @@ describe.each(["ioredis", "node-redis"] as const)("Sentinel failover with %s", (
         expect(result.answeredInWindow).toBeGreaterThan(0);
         expect(result.failoverSeconds).not.toBeNull();
         expect({ lost: result.lost, abandoned: result.abandoned }).toEqual({ lost: 0, abandoned: 0 });
+        expectJournalAccounted(result.journal);
         await stopGroup();
       }
     },
@@ -146,6 +155,7 @@ describe.each(["ioredis", "node-redis"] as const)("Sentinel failover with %s", (
           abandoned: 0,
           rerunsAfter200: 0,
         });
+        expectJournalAccounted(result.journal);
         await stopGroup();
       }
     },
