@@ -44,7 +44,7 @@ async function clusterClient(library: Library): Promise<RedisIdempotencyStoreOpt
     const client = new IORedis.Cluster(nodes, {
       enableOfflineQueue: false,
       clusterRetryStrategy: (times) => Math.min(times * 50, 500),
-      redisOptions: { maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(times * 50, 500) },
+      redisOptions: { maxRetriesPerRequest: 0 },
     });
     client.on("error", () => {});
     await new Promise((resolve) => client.once("ready", resolve));

@@ -89,7 +89,7 @@ async function campaign(acknowledged: boolean) {
     instances,
     fault: cutThenKill(sentinels),
     deliveriesPerSecond: 100,
-    drainTimeoutMs: FULL ? 60_000 : 15_000,
+    drainTimeoutMs: FULL ? 60_000 : 8_000,
   });
 }
 
