@@ -231,6 +231,13 @@ export interface TestRedisCluster {
   failover(masterPort: number, options?: { timeoutMs?: number }): Promise<ClusterFailover>;
   /** Kills a master with SIGKILL and resolves once its replica took over and the cluster is healthy again. */
   kill(masterPort: number, options?: { timeoutMs?: number }): Promise<ClusterFailover>;
+  /**
+   * Suspends a node (SIGSTOP): its connections stay open and commands wait, as on a frozen host. A master frozen
+   * longer than `nodeTimeoutMs` is failed over meanwhile, and learns it when {@link thaw}ed.
+   */
+  freeze(port: number): void;
+  /** Resumes a frozen node (SIGCONT). */
+  thaw(port: number): void;
   /** Kills a node with SIGKILL and returns at once. */
   killNow(port: number): Promise<void>;
   /** Starts a killed node again; it rejoins (as a replica when another node took its slots). */

@@ -3,12 +3,13 @@
 // master. A master is failed over both ways a production cluster does it: `CLUSTER FAILOVER` on its replica (the
 // replica catches up first) and SIGKILL, right after its replication link was cut (dropping what is in flight) so
 // that the records answered in between exist on the dead master only; the killed node then comes back and rejoins
-// as a replica. The provider retries every non-200 answer every 200-400 ms, for a minute after that.
+// as a replica. And the outage campaign's freeze: the master SIGSTOPped past cluster-node-timeout (its replica takes
+// over), then resumed. The provider retries every non-200 answer every 200-400 ms, for a minute after that.
 //
 // Goals with replicaAcknowledgement: nothing lost, nothing processed again after a 200, both ways. Without it, the
 // SIGKILL campaign measures the window. ioredis Cluster and node-redis createCluster. `pnpm test` runs small
 // campaigns; `pnpm chaos` (KIRIMBAYAR_CHAOS=full) 1,000 events per campaign.
-import { startRedisCluster, type TestRedisCluster } from "@kirimbayar/test-redis-server";
+import { parseInfo, redisCommand, startRedisCluster, type TestRedisCluster } from "@kirimbayar/test-redis-server";
 import IORedis from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -83,6 +84,29 @@ const cutThenKill = async (): Promise<FaultOutcome> => {
   return { at, windowOpenedAt, failoverSeconds: failover.seconds };
 };
 
+/**
+ * The outage campaign's freeze on a cluster: the first master frozen (SIGSTOP) until its replica took over (past
+ * cluster-node-timeout), then thawed. Commands it had received run when it wakes, before it learns it was replaced.
+ */
+const freezePastTimeout = async (): Promise<FaultOutcome> => {
+  const [master] = (await cluster.masters()) as [number];
+  const replica = await cluster.replicaOf(master);
+  const at = performance.now();
+  cluster.freeze(master);
+  try {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(50)) {
+      const info = parseInfo(await redisCommand(replica, ["INFO", "replication"]));
+      if (info.role === "master") break;
+    }
+  } finally {
+    await sleep(500);
+    cluster.thaw(master);
+  }
+  const failoverSeconds = Math.round((performance.now() - at) / 100) / 10;
+  await cluster.waitUntilOk(60_000);
+  return { at, failoverSeconds };
+};
+
 async function campaign(library: Library, fault: () => Promise<FaultOutcome>, name: string, acknowledged: boolean) {
   const keyPrefix = `cluster:${name}:${library}:${Date.now()}:`; // one key space, shared by both instances
   const stores = await Promise.all(
@@ -129,6 +153,22 @@ describe.each(["ioredis", "node-redis"] as const)("Redis Cluster failover with %
     async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const result = await campaign(library, cutThenKill, "kill", true);
+        expect(result.failoverSeconds).not.toBeNull();
+        expect({ lost: result.lost, abandoned: result.abandoned, rerunsAfter200: result.rerunsAfter200 }).toEqual({
+          lost: 0,
+          abandoned: 0,
+          rerunsAfter200: 0,
+        });
+      }
+    },
+    240_000 * ROUNDS,
+  );
+
+  it(
+    `frozen past the node timeout and thawed, with replicaAcknowledgement: nothing lost, nothing processed again after a 200`,
+    async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const result = await campaign(library, freezePastTimeout, "freeze", true);
         expect(result.failoverSeconds).not.toBeNull();
         expect({ lost: result.lost, abandoned: result.abandoned, rerunsAfter200: result.rerunsAfter200 }).toEqual({
           lost: 0,

@@ -275,6 +275,12 @@ export async function startRedisCluster(options = {}) {
     get replicationLinks() {
       return nodes.reduce((sum, node) => sum + node.proxy.replicationLinks, 0);
     },
+    freeze(port) {
+      nodeAt(port).child?.kill("SIGSTOP");
+    },
+    thaw(port) {
+      nodeAt(port).child?.kill("SIGCONT");
+    },
     async killNow(port) {
       lastKillAt = performance.now();
       await killNow(nodeAt(port).child);

@@ -56,3 +56,19 @@ it("replaces a SIGKILLed master by its replica, losing what was written after th
   expect(cluster.nodes.every((node) => node.running)).toBe(true);
   expect(await cluster.replicaOf(replica)).toBe(master);
 }, 60_000);
+
+it("fails over a master frozen past the node timeout, which rejoins as a replica once thawed", async () => {
+  const master = await cluster.masterOfKey("{frozen}k");
+  const replica = await cluster.replicaOf(master);
+  cluster.freeze(master);
+  try {
+    await expect
+      .poll(async () => parseInfo(await redisCommand(replica, ["INFO", "replication"])).role, { timeout: 15_000 })
+      .toBe("master");
+  } finally {
+    cluster.thaw(master);
+  }
+  await cluster.waitUntilOk();
+  expect(await cluster.masterOfKey("{frozen}k")).toBe(replica);
+  expect(await cluster.replicaOf(replica)).toBe(master);
+}, 60_000);
