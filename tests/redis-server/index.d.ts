@@ -25,6 +25,11 @@ export interface StartRedisServerOptions {
   readonly startTimeoutMs?: number;
   /** Extra command-line arguments, e.g. `["--maxmemory", "10mb"]`. */
   readonly args?: readonly string[];
+  /**
+   * Also serve TLS on another free port (`tlsPort`), with this certificate (see {@link createTestCertificates});
+   * replication to it goes over TLS too (`--tls-replication yes`). Clients' certificates are not asked for.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly ca: string };
 }
 
 /** A running throw-away redis-server on 127.0.0.1 without persistence. */
@@ -32,6 +37,9 @@ export interface TestRedisServer {
   readonly port: number;
   /** `redis://127.0.0.1:<port>` */
   readonly url: string;
+  /** With the `tls` option: the TLS port, and `rediss://127.0.0.1:<tlsPort>`. */
+  readonly tlsPort?: number;
+  readonly tlsUrl?: string;
   /** Stops the process (SIGTERM, SIGKILL after 3 s) and waits for it to exit; the data is lost. Idempotent. */
   stop(): Promise<void>;
   /** Stops it if running, then starts it again on the same port (empty): simulates an outage. */
@@ -116,7 +124,7 @@ export interface StartSentinelGroupOptions {
   readonly sentinels?: number;
   /** Sentinels that must agree the master is down; default a majority (2 of 3). */
   readonly quorum?: number;
-  /** `sentinel down-after-milliseconds`; default 1,000 (production default: 30,000). */
+  /** `sentinel down-after-milliseconds`; default 2,000 (production default: 30,000). */
   readonly downAfterMs?: number;
   /** `sentinel failover-timeout`; default 10,000 (a failed election is retried after twice this). */
   readonly failoverTimeoutMs?: number;
@@ -171,7 +179,7 @@ export interface TestSentinelGroup {
 }
 
 /**
- * Starts one master, one replica and three sentinels (compressed timings: down after 1 s) on free loopback ports
+ * Starts one master, one replica and three sentinels (compressed timings: down after 2 s) on free loopback ports
  * and resolves once the group is ready.
  *
  * @example
@@ -291,3 +299,25 @@ export function redisCommand(
 
 /** The `field:value` lines of an INFO reply as an object. */
 export function parseInfo(text: unknown): Record<string, string>;
+
+/** Files of a throw-away certificate authority and a server certificate for 127.0.0.1 (see {@link createTestCertificates}). */
+export interface TestCertificates {
+  readonly dir: string;
+  /** The CA certificate clients trust (`tls: { ca: readFileSync(ca) }`). */
+  readonly ca: string;
+  readonly cert: string;
+  readonly key: string;
+  /** Deletes the files. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Makes a throw-away CA and a server certificate for IP 127.0.0.1 and localhost (valid one day) with the openssl
+ * command line, in a new temp dir: for redis-server with TLS, as managed Redis services run it.
+ *
+ * @example
+ * const certificates = await createTestCertificates();
+ * const redis = await startRedisServer({ tls: certificates });
+ * const client = new Redis(redis.tlsUrl!, { tls: { ca: readFileSync(certificates.ca) } });
+ */
+export function createTestCertificates(): Promise<TestCertificates>;

@@ -92,7 +92,26 @@ function launch(binary, port, extraArgs, startTimeoutMs) {
 export async function startRedisServer(options = {}) {
   const binary = options.binary ?? (await resolveRedisServerBinary()).path;
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const extraArgs = options.args ?? [];
+  // With TLS, clients use the TLS port; the plain port (loopback) only tells the harness that the server is up.
+  const tlsPort = options.tls === undefined ? undefined : await freePort();
+  const tlsArgs =
+    options.tls === undefined
+      ? []
+      : [
+          "--tls-port",
+          String(tlsPort),
+          "--tls-cert-file",
+          options.tls.cert,
+          "--tls-key-file",
+          options.tls.key,
+          "--tls-ca-cert-file",
+          options.tls.ca,
+          "--tls-auth-clients",
+          "no",
+          "--tls-replication",
+          "yes",
+        ];
+  const extraArgs = [...tlsArgs, ...(options.args ?? [])];
 
   // Another process may grab the probed port before redis-server binds it: try a few other ports then.
   let port;
@@ -109,6 +128,7 @@ export async function startRedisServer(options = {}) {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    ...(tlsPort === undefined ? {} : { tlsPort, tlsUrl: `rediss://127.0.0.1:${tlsPort}` }),
     async stop() {
       if (child !== undefined) await terminate(child);
       child = undefined;
@@ -139,3 +159,4 @@ export { startRedisCluster } from "./lib/cluster.js";
 export { startLinkProxy } from "./lib/link-proxy.js";
 export { parseInfo, RedisReplyError, redisCommand } from "./lib/resp.js";
 export { startSentinelGroup } from "./lib/sentinel.js";
+export { createTestCertificates } from "./lib/tls.js";

@@ -32,7 +32,7 @@ export function freePort() {
   });
 }
 
-/** Whether a Redis answers PING on the port within 200 ms. */
+/** Whether a Redis answers PING on the port within 200 ms (NOAUTH, from a server with a password, counts). */
 export function ping(port) {
   return new Promise((resolve) => {
     const socket = new Socket();
@@ -42,7 +42,7 @@ export function ping(port) {
     };
     socket.setTimeout(200, () => done(false));
     socket.once("error", () => done(false));
-    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
+    socket.once("data", (data) => done(/^(\+PONG|-NOAUTH)/.test(data.toString())));
     socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
   });
 }

@@ -55,7 +55,10 @@ it("loses the writes made after the cut when the master is killed, promotes the 
   group.healReplication();
   await group.restartKilled();
   await group.waitUntilReady(60_000);
+  // Back as the replica of the promoted node (waitUntilReady waits for the link).
+  const now = await group.master();
   const back = parseInfo(await redisCommand(master.port, ["INFO", "replication"]));
+  expect(now.port).toBe(replica.port);
   expect({ role: back.role, port: Number(back.master_port) }).toEqual({ role: "slave", port: replica.port });
   expect(group.nodes.every((node) => node.running)).toBe(true);
 }, 120_000);
