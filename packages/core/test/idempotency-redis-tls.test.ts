@@ -120,7 +120,14 @@ describe.each([
     const journal = new RedisDeliveryJournal({ client, keyPrefix: `{tls-journal-${name}}:` });
     const at = Date.now();
     await journal.record([
-      { at, source: "qris", origin: "webhook", event: "payment.success", httpStatus: 200, outcome: "processed" } as never,
+      {
+        at,
+        source: "qris",
+        origin: "webhook",
+        event: "payment.success",
+        httpStatus: 200,
+        outcome: "processed",
+      } as never,
     ]);
     expect((await journal.search({ limit: 10 })).map((entry) => entry.at)).toEqual([at]);
     await journal.close();
