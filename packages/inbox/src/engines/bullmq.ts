@@ -99,10 +99,15 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
   queue.on("error", () => {});
   const keepCompletedMs = options.keepCompletedMs ?? 24 * 60 * 60_000;
   const workers = new Map<Worker<JobData>, () => void>();
-  const acknowledger: ReplicaAcknowledger | undefined =
-    acknowledgement === undefined
-      ? undefined
-      : await replicaAcknowledger(options.connection, acknowledgement, queue.toKey("replica-ack"));
+  let acknowledger: ReplicaAcknowledger | undefined;
+  if (acknowledgement !== undefined) {
+    try {
+      acknowledger = await replicaAcknowledger(options.connection, acknowledgement, queue.toKey("replica-ack"));
+    } catch (error) {
+      await queue.close();
+      throw error;
+    }
+  }
 
   function deadLetterOf(job: Job<JobData>, logs: string[]): DeadLetter {
     return { id: String(job.id), message: job.data.message, attempts: attemptsOf(logs), deadAt: job.finishedOn ?? 0 };
