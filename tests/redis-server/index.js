@@ -1,8 +1,9 @@
 // Starts a throw-away redis-server on a free loopback port for the Redis-backed tests and benchmarks: no persistence,
 // bounded waits, killed on stop() and when the process exits. Finds the binary even on a machine without Redis
 // installed (see resolveRedisServerBinary), so the test command needs only Node and npm.
-import { constants } from "node:fs";
+import { constants, mkdtempSync, rmSync } from "node:fs";
 import { access } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, killNow, PortTakenError, spawnRedis, terminate } from "./lib/processes.js";
@@ -74,10 +75,28 @@ export async function resolveRedisServerBinary() {
   }
 }
 
+/** Working dirs of the servers started here, removed when the process exits. */
+const workDirs = new Set();
+let workDirHookInstalled = false;
+
+// A server's own working dir, so that nothing it writes (a replica saves the master's snapshot as dump.rdb before
+// loading it) lands in the test's current directory. `--dir` in `args` still wins: it comes later.
+function workDir() {
+  const dir = mkdtempSync(join(tmpdir(), "kirimbayar-redis-"));
+  workDirs.add(dir);
+  if (!workDirHookInstalled) {
+    workDirHookInstalled = true;
+    process.once("exit", () => {
+      for (const created of workDirs) rmSync(created, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
 /** Spawns redis-server on the port and resolves once it answers PING; kills it and throws past the deadline. */
-function launch(binary, port, extraArgs, startTimeoutMs) {
+function launch(binary, port, extraArgs, startTimeoutMs, dir) {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-  return spawnRedis(binary, [...args, "--loglevel", "warning", ...extraArgs], port, startTimeoutMs);
+  return spawnRedis(binary, [...args, "--loglevel", "warning", "--dir", dir, ...extraArgs], port, startTimeoutMs);
 }
 
 /**
@@ -112,6 +131,7 @@ export async function startRedisServer(options = {}) {
           "yes",
         ];
   const extraArgs = [...tlsArgs, ...(options.args ?? [])];
+  const dir = workDir();
 
   // Another process may grab the probed port before redis-server binds it: try a few other ports then.
   let port;
@@ -119,7 +139,7 @@ export async function startRedisServer(options = {}) {
   for (let attempt = 1; child === undefined; attempt++) {
     port = await freePort();
     try {
-      child = await launch(binary, port, extraArgs, startTimeoutMs);
+      child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
     }
@@ -136,7 +156,7 @@ export async function startRedisServer(options = {}) {
     async restart() {
       if (child !== undefined) await terminate(child);
       child = undefined;
-      child = await launch(binary, port, extraArgs, startTimeoutMs);
+      child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     },
     async crash() {
       if (child === undefined) return;
@@ -144,7 +164,7 @@ export async function startRedisServer(options = {}) {
       child = undefined;
     },
     async start() {
-      if (child === undefined) child = await launch(binary, port, extraArgs, startTimeoutMs);
+      if (child === undefined) child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     },
     freeze() {
       child?.kill("SIGSTOP");
