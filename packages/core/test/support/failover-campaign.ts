@@ -61,7 +61,8 @@ export interface FailoverCampaignOptions {
    */
   readonly journals?: {
     readonly instances: readonly DeliveryJournal[];
-    readonly countEntries: () => Promise<number>;
+    /** Every entry Redis holds at the end, as stored (JSON-parsed). */
+    readonly entries: () => Promise<readonly Record<string, unknown>[]>;
   };
 }
 
@@ -71,12 +72,14 @@ export interface JournalFigures {
   readonly expected: number;
   /** Entries whose write Redis acknowledged. */
   readonly acknowledged: number;
-  /** Entries whose write failed (Redis away, or the failover under way): reported through onError, not kept. */
+  /** Entries whose write failed (Redis away, or the failover under way): reported through onError. */
   readonly failed: number;
   /** Entries Redis holds at the end. */
   readonly present: number;
   /** Acknowledged but not there at the end: taken back by the failover. */
   readonly acknowledgedThenLost: number;
+  /** Reported failed (the write timed out) but there at the end: Redis ran it late. */
+  readonly failedButPresent: number;
 }
 
 export interface FailoverCampaignResult {
@@ -149,6 +152,12 @@ function post(agent: Agent, port: number, body: string): Promise<number> {
   });
 }
 
+// What identifies a journal entry, before and after the journal stored it (it rounds `at`).
+function fingerprint(entry: Record<string, unknown>): string {
+  const at = Math.round(Number(entry.at));
+  return `${at}|${String(entry.idempotencyKey)}|${String(entry.httpStatus)}|${String(entry.outcome)}|${String(entry.attempt)}`;
+}
+
 /** Runs the campaign and resolves with its figures; also prints them as one JSON line. */
 export async function runFailoverCampaign(options: FailoverCampaignOptions): Promise<FailoverCampaignResult> {
   const retryDelay = options.retryDelayMs ?? [200, 400];
@@ -159,16 +168,19 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   const answered200At: number[] = [];
 
   let answered = 0;
-  const journalled = { acknowledged: 0, failed: 0 };
+  // Each entry by what identifies it once stored (a multiset: two entries could share it).
+  const acknowledgedEntries = new Map<string, number>();
+  const failedEntries = new Map<string, number>();
+  const note = (into: Map<string, number>, entries: readonly Record<string, unknown>[]) => {
+    for (const entry of entries) into.set(fingerprint(entry), (into.get(fingerprint(entry)) ?? 0) + 1);
+  };
   for (const journal of options.journals?.instances ?? []) {
     const record = journal.record.bind(journal);
     journal.record = (entries, transaction) =>
       record(entries, transaction).then(
-        () => {
-          journalled.acknowledged += entries.length;
-        },
+        () => note(acknowledgedEntries, entries as unknown as Record<string, unknown>[]),
         (error: unknown) => {
-          journalled.failed += entries.length;
+          note(failedEntries, entries as unknown as Record<string, unknown>[]);
           throw error;
         },
       );
@@ -248,12 +260,27 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   if (options.journals !== undefined) {
     // Entries are written behind the answers: what is still buffered goes out now (or fails).
     await Promise.all(options.journals.instances.map((instance) => instance.flush?.().catch(() => {})));
-    const present = await options.journals.countEntries();
+    const stored = await options.journals.entries();
+    const present = new Map<string, number>();
+    note(present, stored);
+    const sum = (counts: Map<string, number>) => [...counts.values()].reduce((total, count) => total + count, 0);
+    // Per fingerprint: acknowledged ones beyond what is there were lost; what is there beyond the acknowledged ones
+    // came from writes reported failed.
+    let acknowledgedThenLost = 0;
+    let failedButPresent = 0;
+    for (const [print, count] of acknowledgedEntries)
+      acknowledgedThenLost += Math.max(0, count - (present.get(print) ?? 0));
+    for (const [print, count] of failedEntries) {
+      const extra = (present.get(print) ?? 0) - (acknowledgedEntries.get(print) ?? 0);
+      failedButPresent += Math.min(count, Math.max(0, extra));
+    }
     journal = {
       expected: answered,
-      ...journalled,
-      present,
-      acknowledgedThenLost: Math.max(0, journalled.acknowledged - present),
+      acknowledged: sum(acknowledgedEntries),
+      failed: sum(failedEntries),
+      present: stored.length,
+      acknowledgedThenLost,
+      failedButPresent,
     };
   }
   agent.destroy();
