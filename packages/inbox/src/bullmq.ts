@@ -1,2 +1,4 @@
 // `@kirimbayar/inbox/bullmq`: the inbox engine on BullMQ (Redis).
+
+export type { BullMqReplicaAcknowledgement } from "./engines/bullmq/replica-acknowledgement.js";
 export { type BullMqInboxOptions, createBullMqInbox } from "./engines/bullmq.js";

@@ -4,6 +4,7 @@ export {
 } from "./memory.js";
 export {
   type ClaimResult,
+  IdempotencyRecordNotDurableError,
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
   type IdempotencyTransaction,

@@ -107,7 +107,22 @@ export interface TransactionalStage {
  * try { await store.claim(key, owner, 60_000) } catch (e) { if (e instanceof IdempotencyStoreUnavailableError) retryLater() }
  */
 export class IdempotencyStoreUnavailableError extends KirimbayarError {
+  constructor(message: string, options: { cause?: unknown; code?: string } = {}) {
+    super(message, { code: options.code ?? "idempotency_store_unavailable", cause: options.cause });
+  }
+}
+
+/**
+ * Thrown by a store's `complete` when it wrote the completion but cannot vouch that it survives a failover (the
+ * Redis store with `replicaAcknowledgement`: fewer replicas acknowledged it in time than asked). The receiver then
+ * does not answer 200: it releases the claim and answers 503, so the provider's retry finds the event completed
+ * once the record is safe, or runs it again if the record was lost, and never runs it again after a 200.
+ *
+ * @example
+ * receiver.onError((error) => { if (error.cause instanceof IdempotencyRecordNotDurableError) alertOps() });
+ */
+export class IdempotencyRecordNotDurableError extends IdempotencyStoreUnavailableError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { code: "idempotency_store_unavailable", cause: options.cause });
+    super(message, { code: "idempotency_record_not_durable", cause: options.cause });
   }
 }
