@@ -12,6 +12,7 @@ import {
   IdempotencyStoreUnavailableError,
   type IdempotencyTransaction,
   type TransactionalIdempotencyStore,
+  type TransactionSql,
 } from "../types.js";
 import {
   claimBatchWith,
@@ -180,7 +181,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   readonly #connection: MysqlQueryable | undefined;
   readonly #schema: string[];
   readonly #table: string;
-  readonly #statements: MysqlIdempotencyStatements;
+  readonly #sql: MysqlIdempotencyStatements;
   readonly #statementTimeoutMs: number;
   readonly #locks: "auto" | "named-lock" | "no-wait";
   /** Whether the server is MariaDB, read once (ensureSchema or the first transactional delivery). */
@@ -194,6 +195,8 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   #turn: Promise<unknown> = Promise.resolve();
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
   readonly transactionalStage = transactionalStage;
+  /** Its transactions are on MySQL or MariaDB (the receiver checks its delivery journal against it). */
+  readonly dialect = "mysql";
 
   constructor(options: MysqlIdempotencyStoreOptions<Tx>) {
     const { pool, connection, binding } = options ?? {};
@@ -220,7 +223,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     this.#pool = lent;
     this.#connection = single;
     const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
-    this.#statements = mysqlIdempotencyStatements(table);
+    this.#sql = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
     this.#table = quotedMysqlTable(table);
     this.#batch = mysqlBatchStatements(table);
@@ -228,14 +231,14 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
       // A claim batch that answered after its time limit failed the claims (answered 503): give the keys it took back
       // at once, or the provider's retries would be answered 409 until the lease ends.
       this.#claims = new KeyedBatcher(
-        (calls) => claimBatchWith(this.#run, this.#batch, this.#statements, calls),
+        (calls) => claimBatchWith(this.#run, this.#batch, this.#sql, calls),
         options.batching,
         (call, row) => {
           if (row.state === "claimed") this.release(call.key, call.owner, call.ms).catch(() => {});
         },
       );
       this.#completions = new KeyedBatcher(
-        (calls) => completeBatchWith(this.#run, this.#batch, this.#statements, calls),
+        (calls) => completeBatchWith(this.#run, this.#batch, this.#sql, calls),
         options.batching,
       );
     }
@@ -260,7 +263,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
 
   /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
   async deleteExpired(limit = 10_000): Promise<number> {
-    return (await this.#statement(this.#statements.sweep(limit))).affectedRows ?? 0;
+    return (await this.#statement(this.#sql.sweep(limit))).affectedRows ?? 0;
   }
 
   /** What the console shows of `key`'s record (state, attempts, lease or retention end); never the owner token. */
@@ -272,7 +275,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    if (this.#claims === undefined) return claimWith(this.#run, this.#statements, key, owner, leaseMs);
+    if (this.#claims === undefined) return claimWith(this.#run, this.#sql, key, owner, leaseMs);
     const answer = await this.#claims.submit({ key, owner, ms: leaseMs }).catch(batchFailed);
     if (answer === undefined) throw unavailable("claim", new Error("the batch answered nothing for the key"));
     if (answer.state !== "claimed") return { state: answer.state };
@@ -280,12 +283,12 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    if (this.#completions === undefined) return completeWith(this.#run, this.#statements, key, owner, retentionMs);
+    if (this.#completions === undefined) return completeWith(this.#run, this.#sql, key, owner, retentionMs);
     return (await this.#completions.submit({ key, owner, ms: retentionMs }).catch(batchFailed)) === true;
   }
 
   release(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return releaseWith(this.#run, this.#statements, key, owner, retentionMs);
+    return releaseWith(this.#run, this.#sql, key, owner, retentionMs);
   }
 
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
@@ -298,7 +301,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
         throw unavailable("BEGIN", error);
       }
       // Through a binding, "auto" keeps the named lock: each library wraps the driver's lock error its own way.
-      return new BoundMysqlTransaction(this.#binding, held, this.#statements, this.#locks === "no-wait");
+      return new BoundMysqlTransaction(this.#binding, held, this.#sql, this.#locks === "no-wait");
     }
     return (await this.#beginOnMysql2()) as unknown as IdempotencyTransaction<Tx>;
   }
@@ -327,10 +330,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
         throw unavailable("connect", error);
       }
       const done = (destroy: boolean) => (destroy ? lent.destroy() : lent.release());
-      return new MysqlTransaction(lent, done, this.#statements, true, noWait);
+      return new MysqlTransaction(lent, done, this.#sql, true, noWait);
     }
     const free = await this.#takeTurn();
-    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#statements, false, noWait);
+    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#sql, false, noWait);
   }
 
   // One statement outside any transaction, within the statement time limit.
@@ -428,6 +431,7 @@ class MysqlTransaction implements IdempotencyTransaction {
   #locked: string | undefined;
   /** Present on a pooled connection only (see {@link IdempotencyTransaction.abandon}). */
   readonly abandon?: () => void;
+  #sql: TransactionSql | undefined;
 
   constructor(
     readonly handle: MysqlQueryable,
@@ -448,6 +452,19 @@ class MysqlTransaction implements IdempotencyTransaction {
     this.#ended = true;
     this.#abandoned = true;
     this.done(true);
+  }
+
+  /** Other statements of the transaction (the journal's entry), on its connection. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "mysql",
+      query: (sql, params) => {
+        // Before the claim nothing is open; after the end the connection may serve another delivery.
+        if (!this.#open || this.#ended) return Promise.reject(new Error("the delivery's transaction is not open"));
+        return this.#send({ sql, values: params as MysqlStatement["values"], kind: "write" });
+      },
+    };
+    return this.#sql;
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
@@ -539,6 +556,7 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
   #ended = false;
   #abandoned = false;
   #locked: string | undefined;
+  #sql: TransactionSql | undefined;
 
   constructor(
     private readonly binding: SqlBinding<Tx>,
@@ -550,6 +568,18 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
 
   get handle(): Tx {
     return this.held.tx;
+  }
+
+  /** Other statements of the transaction (the journal's entry), through the library's transaction object. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "mysql",
+      query: (sql, params) =>
+        this.#ended
+          ? Promise.reject(new Error("the delivery's transaction is not open"))
+          : this.binding.query(sql, params, this.held.tx),
+    };
+    return this.#sql;
   }
 
   #run = async (statement: MysqlStatement): Promise<MysqlStatementResult> => {

@@ -1,6 +1,6 @@
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import type { HeldTransaction } from "../sql/callback-transaction.js";
-import type { ClaimResult, IdempotencyTransaction } from "../types.js";
+import type { ClaimResult, IdempotencyTransaction, TransactionSql } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
 import type { Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
@@ -24,6 +24,7 @@ export interface BoundClaimTexts {
 export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
   #ended = false;
   #abandoned = false;
+  #sql: TransactionSql | undefined;
 
   constructor(
     private readonly binding: SqlBinding<Tx>,
@@ -33,6 +34,18 @@ export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
 
   get handle(): Tx {
     return this.held.tx;
+  }
+
+  /** Other statements of the transaction (the journal's entry), through the library's transaction object. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "postgres",
+      query: (sql, params, statementName) =>
+        this.#ended
+          ? Promise.reject(new Error("the delivery's transaction is not open"))
+          : this.binding.query(sql, params, this.held.tx, this.claims.named ? statementName : undefined),
+    };
+    return this.#sql;
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
