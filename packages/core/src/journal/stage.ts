@@ -5,6 +5,7 @@
 // applyEvent or an inbox worker, is journalled with its answer), and the answer of `handle()` (deliveries refused
 // before dispatch). In between, the pipeline tells the delivery's note when the handlers start (with the claim's
 // context), and the receiver's failure reports tell the tap of a failure.
+import type { IdempotencyTransaction } from "../idempotency/types.js";
 import { RequestBody } from "../webhooks/body.js";
 import type { DeliveryContext, ReceivedDelivery } from "../webhooks/context.js";
 import type { WebhookHttpResponse } from "../webhooks/contract.js";
@@ -24,6 +25,7 @@ import { type DeferredEntries, type DeferredEntry, deferredEntriesOf } from "./d
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
 import { defaultJournalInstance } from "./instance.js";
 import { redactBody, summarizeError } from "./redact.js";
+import { writesInTransaction } from "./transactional-journal.js";
 import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from "./types.js";
 
 /**
@@ -62,12 +64,16 @@ class Tap implements JournalTap {
   readonly failures = new Map<object, unknown>();
   /** Where answered deliveries wait for their entries to be built and recorded, in batches. */
   readonly deferred: DeferredEntries;
+  /** Whether a transactional delivery's processed entry is written in its transaction (else after the answer). */
+  readonly inTransaction: boolean;
 
   constructor(
     readonly journal: DeliveryJournal,
     readonly config: ReceiverConfig,
     readonly reports: FailureReports,
   ) {
+    // Checked first: a journal that cannot write in the store's transactions is refused when the receiver is built.
+    this.inTransaction = writesInTransaction(journal, config);
     this.instance = journal.instance ?? defaultJournalInstance();
     this.deferred = deferredEntriesOf(journal);
     // Every failure reported with its event passes here first (wrapped, as the journal wraps dispatch, so that a
@@ -242,13 +248,21 @@ class Note implements JournalNote, DeferredEntry {
     this.#handlerMs = undefined;
   }
 
-  async inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean> {
-    if (this.#outsideOnly) return true;
+  async inTransaction(transaction: IdempotencyTransaction, timeoutMs: number): Promise<boolean> {
+    // Allowed outside (`journalOutsideTransaction`), or turned off by an earlier failed write: after the answer.
+    if (!this.tap.inTransaction || this.#outsideOnly) return true;
     try {
+      const { journal } = this.tap;
+      // The store's own connection, whatever connection the journal was given (checked when the receiver was built).
+      const sql = transaction.sql;
+      const write = journal.recordInTransaction;
+      if (sql === undefined || write === undefined) {
+        throw new Error("The idempotency store's transaction runs no statement of the journal (it has no `sql`)");
+      }
       this.#settle(200, "");
       const entry = await this.build();
       await timeLimited(
-        () => this.tap.journal.record([entry], transaction),
+        () => write.call(journal, [entry], sql),
         timeoutMs,
         () => new Error(`The journal did not write within the transaction in ${timeoutMs} ms`),
       );

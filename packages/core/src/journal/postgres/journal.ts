@@ -1,6 +1,7 @@
 import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres/index.js";
 import { fnv1a } from "../../idempotency/postgres/sql.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import type { TransactionSql } from "../../idempotency/types.js";
 import { journalStage } from "../stage.js";
 import {
   entryOf,
@@ -18,6 +19,7 @@ import {
 import {
   assertOneConnection,
   boundedRunLimit,
+  insertInTransaction,
   retentionOf,
   SqlJournalWrites,
   SWEEP_BATCH,
@@ -87,6 +89,8 @@ const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNA
 export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJournal {
   /** `"postgres"`. */
   readonly kind = "postgres";
+  /** Its statements are PostgreSQL's: a transactional delivery's entry goes through the delivery's transaction. */
+  readonly dialect = "postgres";
   /** The receiver's journal stage, brought by the journal. */
   readonly journalStage = journalStage;
   /** Whether entries' bodies are stored. */
@@ -184,6 +188,18 @@ SELECT count(*)::int AS n FROM gone`,
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
     const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
     return this.#writes.record(rows, transaction);
+  }
+
+  /**
+   * Records a transactional delivery's entries as one statement of its transaction, on the idempotency store's
+   * connection (whatever `pool`, `client` or `binding` this journal was given), so they commit or roll back with the
+   * effect. The receiver calls it; rejects with a `DeliveryJournalWriteError`.
+   */
+  recordInTransaction(entries: readonly JournalEntry[], transaction: TransactionSql): Promise<void> {
+    const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
+    return insertInTransaction("PostgreSQL journal", "postgres", transaction, (sql) =>
+      sql.query(this.#sql.insert, [batchJson(rows)], this.#insertName),
+    );
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
