@@ -7,14 +7,10 @@
 //   transactionalContract("prisma", async () => ({ store, markPaid, paidCount, killBackend, unreachableStore, ... }));
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DeliveryJournal } from "../../src/journal.js";
-import type {
-  IdempotencyStore,
-  IdempotencyTransaction,
-  TransactionalIdempotencyStore,
-  TransactionSql,
-} from "../../src/webhooks.js";
+import type { IdempotencyStore, TransactionalIdempotencyStore, TransactionSql } from "../../src/webhooks.js";
 import { createWebhookReceiver, tokenVerifier } from "../../src/webhooks.js";
 import { storeContract } from "./store-contract.js";
+import { watchedCommits } from "./watched-commits.js";
 import { qrisSuccess, webhookRequest } from "./webhook-requests.js";
 
 /** A store built on the binding under test (e.g. `new PostgresIdempotencyStore({ binding })`). */
@@ -55,40 +51,6 @@ export interface TransactionalFixture<Tx> {
 
 /** An SQL journal as the contract uses it. */
 export type ContractJournal = DeliveryJournal & { flush(): Promise<void> };
-
-/**
- * `store` with `beforeCommit` run through each delivery's transaction just before its COMMIT; `loseCommit` makes that
- * COMMIT fail instead (the transaction is rolled back), as a connection lost at that moment would.
- */
-function watchedCommits<Tx>(
-  store: BoundStore<Tx>,
-  beforeCommit: (sql: TransactionSql) => Promise<void>,
-  loseCommit = false,
-): BoundStore<Tx> {
-  return {
-    transactionalStage: store.transactionalStage,
-    ...(store.dialect === undefined ? {} : { dialect: store.dialect }),
-    claim: (key, owner, leaseMs) => store.claim(key, owner, leaseMs),
-    complete: (key, owner, retentionMs) => store.complete(key, owner, retentionMs),
-    release: (key, owner, retentionMs) => store.release(key, owner, retentionMs),
-    ensureSchema: () => store.ensureSchema(),
-    begin: async (): Promise<IdempotencyTransaction<Tx>> => {
-      const transaction = await store.begin();
-      return {
-        handle: transaction.handle,
-        ...(transaction.sql === undefined ? {} : { sql: transaction.sql }),
-        claim: (key, retentionMs) => transaction.claim(key, retentionMs),
-        rollback: () => transaction.rollback(),
-        async commit() {
-          await beforeCommit(transaction.sql as TransactionSql);
-          if (!loseCommit) return transaction.commit();
-          await transaction.rollback();
-          throw new Error("the connection was lost during COMMIT");
-        },
-      };
-    },
-  };
-}
 
 const TOKEN = "contract-token";
 const quiet = { warn: () => {}, error: () => {} };
