@@ -7,7 +7,8 @@ import type {
   TransactionSql,
 } from "../../src/webhooks.js";
 
-export type WatchableStore<Tx> = IdempotencyStore & TransactionalIdempotencyStore<Tx> & { ensureSchema(): Promise<void> };
+export type WatchableStore<Tx> = IdempotencyStore &
+  TransactionalIdempotencyStore<Tx> & { ensureSchema(): Promise<void> };
 
 /**
  * `store` with `beforeCommit` run through each delivery's transaction just before its COMMIT; `loseCommit` makes that
