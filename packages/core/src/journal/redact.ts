@@ -74,19 +74,22 @@ function formsOf(secret: string): string[] {
   return [secret, encoded, encoded.replace(/%20/g, "+"), JSON.stringify(secret).slice(1, -1)];
 }
 
-// A secret's beginning at the text's end (before an ellipsis), and its end at the text's start (after one).
+// A secret's beginning at the text's end (before an ellipsis), and its end at the text's start (after one). Found
+// through the native indexOf of each secret's first (last) characters: a text without them costs one search.
 function maskCutEnds(text: string, forms: readonly string[], marker: string): string {
   const ellipsisAtEnd = ELLIPSES.find((ellipsis) => text.endsWith(ellipsis)) ?? "";
   const end = text.length - ellipsisAtEnd.length;
   let cutFrom = end;
   for (const form of forms) {
-    // Where the longest beginning of `form` that the text ends with starts: it starts with the form's first characters.
+    // The longest beginning of `form` the text ends with starts with the form's first characters.
     const probe = form.slice(0, MIN_SECRET_FRAGMENT);
-    for (let at = Math.max(0, end - form.length + 1); at <= end - MIN_SECRET_FRAGMENT && at < cutFrom; at++) {
-      if (text.startsWith(probe, at) && form.startsWith(text.slice(at, end))) {
+    let at = text.indexOf(probe, Math.max(0, end - form.length + 1));
+    while (at !== -1 && at <= end - MIN_SECRET_FRAGMENT && at < cutFrom) {
+      if (form.startsWith(text.slice(at, end))) {
         cutFrom = at;
         break;
       }
+      at = text.indexOf(probe, at + 1);
     }
   }
   let masked = cutFrom < end ? `${text.slice(0, cutFrom)}${marker}${ellipsisAtEnd}` : text;
@@ -94,14 +97,16 @@ function maskCutEnds(text: string, forms: readonly string[], marker: string): st
   const start = ellipsisAtStart.length;
   let cutTo = start;
   for (const form of forms) {
-    const probe = form.slice(-MIN_SECRET_FRAGMENT);
     // The longest end of `form` the text starts with ends with the form's last characters.
-    const last = Math.min(masked.length, start + form.length - 1);
-    for (let until = last; until >= start + MIN_SECRET_FRAGMENT && until > cutTo; until--) {
-      if (masked.startsWith(probe, until - MIN_SECRET_FRAGMENT) && form.endsWith(masked.slice(start, until))) {
+    const probe = form.slice(-MIN_SECRET_FRAGMENT);
+    let at = masked.lastIndexOf(probe, start + form.length - 1 - MIN_SECRET_FRAGMENT);
+    while (at >= start && at + MIN_SECRET_FRAGMENT > cutTo) {
+      const until = at + MIN_SECRET_FRAGMENT;
+      if (form.endsWith(masked.slice(start, until))) {
         cutTo = until;
         break;
       }
+      at = at === 0 ? -1 : masked.lastIndexOf(probe, at - 1);
     }
   }
   if (cutTo > start) masked = `${ellipsisAtStart}${marker}${masked.slice(cutTo)}`;

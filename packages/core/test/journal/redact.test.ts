@@ -79,6 +79,15 @@ describe("journal redaction", () => {
     expect(mask(`failed for ${TOKEN.slice(0, 10)}...`)).toBe("failed for [redacted]...");
     expect(mask(`${TOKEN.slice(-9)} was refused`)).toBe("[redacted] was refused");
     expect(mask(`…${TOKEN.slice(-MIN_SECRET_FRAGMENT)} was refused`)).toBe("…[redacted] was refused");
+    for (let length = MIN_SECRET_FRAGMENT; length < TOKEN.length; length++) {
+      expect(mask(`cut ${TOKEN.slice(0, length)}`)).toBe("cut [redacted]");
+      expect(mask(`${TOKEN.slice(0, length)}…`)).toBe("[redacted]…");
+      expect(mask(`${TOKEN.slice(-length)} cut`)).toBe("[redacted] cut");
+      expect(mask(`...${TOKEN.slice(-length)}`)).toBe("...[redacted]");
+    }
+    // Two secrets, one cut at each end.
+    const both = secretRedactor([TOKEN, "Zz9Yy8Xx7Ww6Vv5"]);
+    expect(both(`${TOKEN.slice(-6)} and ${"Zz9Yy8Xx7Ww6Vv5".slice(0, 7)}`)).toBe("[redacted] and [redacted]");
     // Shorter pieces, and pieces inside the text, are not secrets: they would mask ordinary words.
     expect(mask(`ends with ${TOKEN.slice(0, MIN_SECRET_FRAGMENT - 1)}`)).toBe(
       `ends with ${TOKEN.slice(0, MIN_SECRET_FRAGMENT - 1)}`,
