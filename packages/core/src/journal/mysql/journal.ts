@@ -76,9 +76,12 @@ interface Result {
  * table of entries and one of reconcile runs (create them with {@link MysqlDeliveryJournal.ensureSchema} or
  * `sql/mysql-journal.sql`).
  *
- * A delivery with an open transaction (`idempotency: { transactional: true }`) writes its entry through it, so the
- * entry commits or rolls back with the effect. Other entries are batched: one multi-row `INSERT` per batch (see
- * `batching`); {@link MysqlDeliveryJournal.close} writes what is left. Every value is a bound parameter (`execute`:
+ * A transactional delivery (`idempotency: { transactional: true }`) writes its entry as a statement of its own
+ * transaction, on the `MysqlIdempotencyStore`'s connection whatever `pool`, `connection` or `binding` this journal was
+ * given (`MysqlDeliveryJournal({ pool })` beside a TypeORM-bound store included), so the entry commits or rolls back
+ * with the effect. Beside a store of another database the receiver refuses it when it is built. Other entries are
+ * batched: one multi-row `INSERT` per batch (see `batching`); {@link MysqlDeliveryJournal.flush} writes them now,
+ * {@link MysqlDeliveryJournal.close} on shutdown. Every value is a bound parameter (`execute`:
  * server-side prepared); text is cut to its column's length; times are UTC whatever the session's `time_zone`.
  *
  * @example

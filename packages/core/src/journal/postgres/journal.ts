@@ -74,10 +74,13 @@ const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNA
  * The delivery journal in the shop's PostgreSQL database, beside the idempotency records: one table of entries,
  * one of reconcile runs (create them with {@link PostgresDeliveryJournal.ensureSchema} or `sql/postgres-journal.sql`).
  *
- * A delivery with an open transaction (`idempotency: { transactional: true }`) writes its entry through that
- * transaction, so the entry commits or rolls back with the effect (a failed insert there makes the receiver run the
- * delivery again without it and record the entry outside: the answer is unchanged). Other entries are batched: one
- * multi-row `INSERT` per batch (see `batching`); {@link PostgresDeliveryJournal.close} writes what is left.
+ * A transactional delivery (`idempotency: { transactional: true }`) writes its entry as a statement of its own
+ * transaction, on the `PostgresIdempotencyStore`'s connection whatever `pool`, `client` or `binding` this journal was
+ * given, so the entry commits or rolls back with the effect (a failed insert there makes the receiver run the
+ * delivery again without it and record the entry outside: the answer is unchanged). Beside a store of another
+ * database the receiver refuses it when it is built. Other entries are batched: one multi-row `INSERT` per batch (see
+ * `batching`); {@link PostgresDeliveryJournal.flush} writes them now, {@link PostgresDeliveryJournal.close} on
+ * shutdown.
  *
  * Every value is a bound parameter (the batch travels as one JSON parameter); text is cut to its column's length.
  *
