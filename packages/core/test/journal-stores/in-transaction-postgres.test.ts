@@ -8,8 +8,8 @@ import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-p
 import pg from "pg";
 import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { fnv1a } from "../../src/idempotency/postgres/sql.js";
-import { PostgresDeliveryJournal, PostgresIdempotencyStore } from "../../src/postgres.js";
+import { statementName } from "../../src/idempotency/postgres/sql.js";
+import { PostgresDeliveryJournal, PostgresIdempotencyStore, statementModeOf } from "../../src/postgres.js";
 import { typeormBinding } from "../../src/typeorm.js";
 import { createWebhookReceiver, type TransactionSql, tokenVerifier } from "../../src/webhooks.js";
 import { type WatchableStore, watchedCommits } from "../support/watched-commits.js";
@@ -120,10 +120,11 @@ async function shop(setup: Setup, loseCommit = false) {
     store,
     async (sql: TransactionSql) => {
       const inside = await sql.query(`SELECT count(*)::int AS n FROM journal_${n}`, []);
-      // The journal's insert statement on this table, by the name it is prepared under.
-      const named = await sql.query("SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = $1", [
-        `kirimbayar_journal_insert_${fnv1a(`journal_${n}`)}`,
-      ]);
+      // The journal's insert into this table, prepared under its name on this connection.
+      const named = await sql.query(
+        "SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'kirimbayar_journal_insert_%' AND statement LIKE $1",
+        [`%"journal_${n}"%`],
+      );
       seen.push({
         inside: Number(inside.rows[0]?.n),
         outside: setup.readsBesideTransaction ? (await journal.search({ limit: 10 })).length : undefined,
@@ -187,5 +188,81 @@ describe.each(Object.keys(setups))("the journal's entry in the delivery's transa
     // The processed entry's INSERT (and the trigger's note of it) was rolled back; only the failure was written.
     expect((await notes()).map((note) => note.outcome)).toEqual(["failed"]);
     await journal.close();
+  });
+});
+
+describe("the journal's entry in the delivery's transaction, behind a pooler that refuses its named insert", () => {
+  it("is written after the answer that once (the delivery run again without it), then in the transaction unnamed", async () => {
+    // One connection whose server side already holds the insert's name, as behind a transaction-mode pooler: the
+    // named insert's Parse is refused (42P05) inside the delivery's transaction, which PostgreSQL then aborts.
+    const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+    pool.on("error", () => {});
+    let occupied = false;
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+        const config = args[0] as string | { text: string };
+        const text = typeof config === "string" ? config : config.text;
+        if (!occupied && text.startsWith("INSERT INTO") && text.includes('"journal_pooled"')) {
+          occupied = true;
+          await query(`PREPARE "${statementName("journal_insert", text)}" AS SELECT 1`);
+        }
+        return query(...args);
+      };
+    });
+    const warnings: string[] = [];
+    const logger = { warn: (message: string) => warnings.push(message), error: () => {} };
+    try {
+      await storePool.query("CREATE TABLE orders_pooled (history_id text PRIMARY KEY)");
+      const store = new PostgresIdempotencyStore({ pool, table: "events_pooled", logger });
+      await store.ensureSchema();
+      const journal = new PostgresDeliveryJournal({ pool: journalPool, table: "journal_pooled" });
+      await journal.ensureSchema();
+      const inside: number[] = [];
+      const watched = watchedCommits(store, async (sql) => {
+        inside.push(Number((await sql.query("SELECT count(*)::int AS n FROM journal_pooled", [])).rows[0]?.n));
+      });
+      let runs = 0;
+      const receiver = createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+        idempotency: { store: watched, transactional: true },
+        logger: quiet,
+        journal,
+      }).on("payment.success", async (event, ctx) => {
+        runs++;
+        await (ctx.transaction as Runner).query("INSERT INTO orders_pooled VALUES ($1)", [
+          String(event.data.qris_history_id),
+        ]);
+      });
+      const deliver = (id: string) =>
+        receiver.handle(
+          webhookRequest({
+            url: `/hook?token=${TOKEN}`,
+            rawBody: JSON.stringify(qrisSuccess({ qris_history_id: id })),
+          }),
+        );
+      expect((await deliver("p-1")).status).toBe(200);
+      // The refused transaction was rolled back (nothing of it committed), the delivery ran again without the journal.
+      expect(runs).toBe(2);
+      expect(inside).toEqual([0]);
+      expect(statementModeOf(pool).named).toBe(false);
+      expect(warnings).toHaveLength(1);
+      expect((await deliver("p-2")).status).toBe(200);
+      expect(runs).toBe(3);
+      expect(inside).toEqual([0, 1]);
+      await journal.flush();
+      for (const id of ["p-1", "p-2"]) {
+        expect(
+          (await journal.search({ reference: id })).map((entry) => entry.outcome),
+          id,
+        ).toEqual(["processed"]);
+      }
+      const { rows } = await storePool.query("SELECT history_id FROM orders_pooled ORDER BY history_id");
+      expect(rows).toEqual([{ history_id: "p-1" }, { history_id: "p-2" }]);
+      await journal.close();
+    } finally {
+      await pool.end();
+    }
   });
 });
