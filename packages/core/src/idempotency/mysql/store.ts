@@ -181,7 +181,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   readonly #connection: MysqlQueryable | undefined;
   readonly #schema: string[];
   readonly #table: string;
-  readonly #sql: MysqlIdempotencyStatements;
+  readonly #statements: MysqlIdempotencyStatements;
   readonly #statementTimeoutMs: number;
   readonly #locks: "auto" | "named-lock" | "no-wait";
   /** Whether the server is MariaDB, read once (ensureSchema or the first transactional delivery). */
@@ -223,7 +223,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     this.#pool = lent;
     this.#connection = single;
     const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
-    this.#sql = mysqlIdempotencyStatements(table);
+    this.#statements = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
     this.#table = quotedMysqlTable(table);
     this.#batch = mysqlBatchStatements(table);
@@ -231,14 +231,14 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
       // A claim batch that answered after its time limit failed the claims (answered 503): give the keys it took back
       // at once, or the provider's retries would be answered 409 until the lease ends.
       this.#claims = new KeyedBatcher(
-        (calls) => claimBatchWith(this.#run, this.#batch, this.#sql, calls),
+        (calls) => claimBatchWith(this.#run, this.#batch, this.#statements, calls),
         options.batching,
         (call, row) => {
           if (row.state === "claimed") this.release(call.key, call.owner, call.ms).catch(() => {});
         },
       );
       this.#completions = new KeyedBatcher(
-        (calls) => completeBatchWith(this.#run, this.#batch, this.#sql, calls),
+        (calls) => completeBatchWith(this.#run, this.#batch, this.#statements, calls),
         options.batching,
       );
     }
@@ -263,7 +263,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
 
   /** Deletes up to `limit` records past their retention (or lease); returns how many. Run it now and then. */
   async deleteExpired(limit = 10_000): Promise<number> {
-    return (await this.#statement(this.#sql.sweep(limit))).affectedRows ?? 0;
+    return (await this.#statement(this.#statements.sweep(limit))).affectedRows ?? 0;
   }
 
   /** What the console shows of `key`'s record (state, attempts, lease or retention end); never the owner token. */
@@ -275,7 +275,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    if (this.#claims === undefined) return claimWith(this.#run, this.#sql, key, owner, leaseMs);
+    if (this.#claims === undefined) return claimWith(this.#run, this.#statements, key, owner, leaseMs);
     const answer = await this.#claims.submit({ key, owner, ms: leaseMs }).catch(batchFailed);
     if (answer === undefined) throw unavailable("claim", new Error("the batch answered nothing for the key"));
     if (answer.state !== "claimed") return { state: answer.state };
@@ -283,12 +283,12 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    if (this.#completions === undefined) return completeWith(this.#run, this.#sql, key, owner, retentionMs);
+    if (this.#completions === undefined) return completeWith(this.#run, this.#statements, key, owner, retentionMs);
     return (await this.#completions.submit({ key, owner, ms: retentionMs }).catch(batchFailed)) === true;
   }
 
   release(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return releaseWith(this.#run, this.#sql, key, owner, retentionMs);
+    return releaseWith(this.#run, this.#statements, key, owner, retentionMs);
   }
 
   /** Opens the transaction of one transactional delivery (see {@link TransactionalIdempotencyStore}). */
@@ -301,7 +301,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
         throw unavailable("BEGIN", error);
       }
       // Through a binding, "auto" keeps the named lock: each library wraps the driver's lock error its own way.
-      return new BoundMysqlTransaction(this.#binding, held, this.#sql, this.#locks === "no-wait");
+      return new BoundMysqlTransaction(this.#binding, held, this.#statements, this.#locks === "no-wait");
     }
     return (await this.#beginOnMysql2()) as unknown as IdempotencyTransaction<Tx>;
   }
@@ -330,10 +330,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
         throw unavailable("connect", error);
       }
       const done = (destroy: boolean) => (destroy ? lent.destroy() : lent.release());
-      return new MysqlTransaction(lent, done, this.#sql, true, noWait);
+      return new MysqlTransaction(lent, done, this.#statements, true, noWait);
     }
     const free = await this.#takeTurn();
-    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#sql, false, noWait);
+    return new MysqlTransaction(this.#connection as MysqlQueryable, free, this.#statements, false, noWait);
   }
 
   // One statement outside any transaction, within the statement time limit.
