@@ -117,7 +117,13 @@ function kirimbayarModule(
       });
       // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
       // as ctx.transaction, and the order update commits together with the event's record.
-      const idempotencyOption = { idempotency: { store: database.store, transactional: true }, journal };
+      // The journal is this process's memory (built with the module, before TypeORM's DataSource): it cannot write in
+      // the deliveries' transactions, so its entries go in after each answer, which the receivers are told.
+      const idempotencyOption = {
+        idempotency: { store: database.store, transactional: true },
+        journal,
+        journalOutsideTransaction: true,
+      };
       return {
         clients: {
           shipping: { apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption },

@@ -100,7 +100,8 @@ export function createConsoleController(options: KirimbayarConsoleOptions): Type
     private async serve(req: unknown, res: unknown): Promise<void> {
       if (this.adapterHost.httpAdapter?.getType() === "fastify") {
         const request = req as FastifyConsoleRequest;
-        const response = await webConsole.fetch(webRequestOnFastify(request, mountOptions.maxBodyBytes as number));
+        const webRequest = webRequestOnFastify(request, mountOptions.maxBodyBytes as number);
+        const response = webRequest instanceof Response ? webRequest : await webConsole.fetch(webRequest);
         await sendOnFastify(res as FastifyConsoleReply, response, request.method === "HEAD");
       } else {
         await serveConsole(webConsole, req as NestWebhookRequest, res as ServerResponse, mountOptions);
@@ -110,8 +111,26 @@ export function createConsoleController(options: KirimbayarConsoleOptions): Type
   return KirimbayarConsoleController;
 }
 
-/** The Web request the console gets on the Fastify platform, from the body Nest's parsers left. */
-function webRequestOnFastify(request: FastifyConsoleRequest, maxBodyBytes: number): Request {
+// The console's rule for a Host header (a name of letters, digits and `-._~`, or a bracketed IPv6 literal, then an
+// optional port): anything else would make the request's URL throw (`a b`, `[::1`, `a@b`) or point elsewhere.
+const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
+
+function isWellFormedHost(host: string): boolean {
+  const match = WELL_FORMED_HOST.exec(host);
+  return match !== null && Number(match[1] ?? 0) <= 65_535 && URL.canParse(`http://${host}/`);
+}
+
+/**
+ * The Web request the console gets on the Fastify platform, from the body Nest's parsers left; or 400 for a malformed
+ * `Host` (`a b`, `[::1`, `a@b`), before the console's authorize, where building the URL would otherwise throw (a 500).
+ */
+function webRequestOnFastify(request: FastifyConsoleRequest, maxBodyBytes: number): Request | Response {
+  if (!isWellFormedHost(request.host)) {
+    return new Response("Bad request: malformed Host header", {
+      status: 400,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
+    });
+  }
   const url = `${request.protocol}://${request.host}${request.originalUrl}`;
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {

@@ -11,4 +11,6 @@ export {
   type MaybeThenable,
   type TransactionalIdempotencyStore,
   type TransactionalStage,
+  type TransactionDialect,
+  type TransactionSql,
 } from "./types.js";
