@@ -9,6 +9,7 @@ import {
   ShippingClient,
 } from "@kirimbayar/core";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
+import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
 import type { ShopConfig } from "./config.js";
 import { createShopConsole } from "./console.js";
@@ -33,6 +34,8 @@ export interface ShopRuntimeOptions {
    */
   // biome-ignore lint/suspicious/noExplicitAny: each shop's database has its own transaction type.
   database?: ((config: ShopConfig) => Promise<ShopDatabase<any>>) | undefined;
+  /** The graceful shutdown the store is tracked by; default: one from `config.shutdown`. */
+  shutdown?: GracefulShutdown;
 }
 
 /** Everything a framework needs to serve the shop: the shop, its webhook handlers and receivers, and the clients. */
@@ -43,10 +46,17 @@ export interface ShopRuntime {
   receivers: ShopReceivers;
   orders: OrderRepository;
   clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
+  /** The webhooks' idempotency store, tracked by {@link ShopRuntime.shutdown}. */
   store: IdempotencyStore;
   /**
-   * `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database, transactional
-   * handlers), else `"redis"` when `REDIS_URL` is set, `"memory"` otherwise.
+   * The graceful shutdown on SIGTERM (see `runShopFromEnv`): `ready` for `/readyz`, and the claims this process
+   * holds, released if their deliveries outlast the grace period.
+   */
+  shutdown: GracefulShutdown;
+  /**
+   * `"redis"` when `REDIS_URL` is set (with SHOP_DATABASE=postgres the orders stay in PostgreSQL, the handlers not
+   * transactional), else `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database,
+   * transactional handlers), `"memory"` otherwise.
    */
   storeKind: "redis" | "memory" | "postgres" | "pglite";
   /**
@@ -109,18 +119,25 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     now,
   });
   const handlers = new ShopWebhookHandlers(orders, now);
-  const idempotency: ShopIdempotency =
-    database === undefined
-      ? await createIdempotencyStore(config.redisUrl)
-      : { store: database.store, kind: database.kind, close: () => database.close() };
+  // REDIS_URL takes the records wherever the orders are; without it, a database keeps both (one transaction each).
+  const recordsInDatabase = database !== undefined && config.redisUrl === undefined;
+  const idempotency: ShopIdempotency = recordsInDatabase
+    ? { store: database.store, kind: database.kind, close: async () => {} }
+    : await createIdempotencyStore(config.redisUrl);
+  const shutdown =
+    options.shutdown ??
+    createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
+  // Every claim of this process goes through the shutdown, which releases those still held when it stops.
+  const store = shutdown.track(idempotency.store);
   // Beside the records in the shop's PostgreSQL when it has one (each entry commits with its delivery), else memory.
   const journal: DeliveryJournal = database?.journal ?? new MemoryDeliveryJournal();
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
-    idempotency.store,
-    database === undefined ? undefined : { ordersWithin: (transaction) => database.ordersWithin(transaction) },
+    store,
+    recordsInDatabase ? { ordersWithin: (transaction) => database.ordersWithin(transaction) } : undefined,
     journal,
+    { delayMs: config.webhookDelayMs, signal: shutdown.signal },
   );
 
   const reconciler = createReconciler({
@@ -133,7 +150,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
   const webConsole = createShopConsole({
     journal,
     password: config.console.password,
-    store: idempotency.store,
+    store,
     reconciler,
     secrets: shopSecrets(config),
   });
@@ -145,7 +162,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     receivers,
     orders,
     clients,
-    store: idempotency.store,
+    store,
+    shutdown,
     storeKind: idempotency.kind,
     journal,
     console: webConsole,
@@ -167,6 +185,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
       await reconciling?.stop();
       await journal.close();
       await idempotency.close();
+      await database?.close();
     },
   };
 }

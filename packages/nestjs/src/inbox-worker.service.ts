@@ -24,6 +24,8 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   readonly #options: KirimbayarModuleOptions;
   readonly #routes: WebhookRoutes;
   #worker: Promise<InboxWorker> | undefined;
+  /** The worker a `stop()` is stopping, for an `abort()` meanwhile (a graceful shutdown's). */
+  #stopping: Promise<InboxWorker | undefined> | undefined;
 
   constructor(
     @Inject(KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER) options: KirimbayarModuleOptions,
@@ -74,10 +76,21 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
     const starting = this.#worker;
     if (starting === undefined) return;
     this.#worker = undefined;
-    const worker = await starting.catch(() => undefined);
+    this.#stopping = starting.catch(() => undefined);
+    const worker = await this.#stopping;
     const settings = this.#options.inbox?.worker;
     const timeoutMs = settings === false ? undefined : settings?.stopTimeoutMs;
     await worker?.stop(timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /**
+   * Hands the events still running back to the queue at once (`InboxWorker.abort`), so that a pending `stop()`
+   * ends now: the graceful shutdown (`KirimbayarShutdownModule`) calls it once the grace period is over and the
+   * claims are released.
+   */
+  async abort(): Promise<void> {
+    const worker = await (this.#stopping ?? this.#worker?.catch(() => undefined));
+    await worker?.abort();
   }
 
   async #start(): Promise<InboxWorker> {

@@ -93,7 +93,7 @@ describe("createGracefulShutdown with a non-transactional store", () => {
     await sleep(20);
     const report = await shutdown.run();
 
-    expect(report).toMatchObject({ heldAtStop: 2, released: 1, rolledBack: 0, releaseFailed: 0 });
+    expect(report).toMatchObject({ heldAtStop: 2, heldAtGraceEnd: 2, released: 1, rolledBack: 0, releaseFailed: 0 });
     expect(order).toEqual(["signal"]);
     expect((await watching).status).toBe(500);
     // Neither key is in progress any more: a retry on another instance claims both at once, as a second attempt.

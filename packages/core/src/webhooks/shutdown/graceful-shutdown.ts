@@ -56,6 +56,11 @@ export interface ShutdownSteps {
 export interface ShutdownReport {
   /** Claims and transactions the process held when it stopped taking deliveries. */
   readonly heldAtStop: number;
+  /**
+   * Those still held when the grace period ended: their deliveries outlasted it. Handlers watching `signal` let go
+   * of theirs themselves; the shutdown released the rest (`released`, `rolledBack`).
+   */
+  readonly heldAtGraceEnd: number;
   /** Claims of deliveries still running after `graceMs`, released so another instance runs them now. */
   readonly released: number;
   /** Delivery transactions still open after `graceMs`, ended without their commit. */
@@ -162,6 +167,7 @@ export function createGracefulShutdown(options: GracefulShutdownOptions = {}): G
     await settleWithin(Promise.all([stopping.catch(() => {}), tracker.idle()]), graceMs);
 
     phase = "releasing";
+    const heldAtGraceEnd = tracker.held;
     graceOver.abort(
       new WebhookProcessingError("The shutdown's grace period ended; the delivery will be retried elsewhere", {
         code: "shutdown_grace_ended",
@@ -172,10 +178,10 @@ export function createGracefulShutdown(options: GracefulShutdownOptions = {}): G
     await sleep(0);
     const { released, rolledBack, failed } = await tracker.releaseAll(stepTimeoutMs);
     const drainMs = now() - drainStartedAt;
-    if (released + rolledBack > 0) {
+    if (heldAtGraceEnd > 0) {
       logger.warn?.(
-        `Graceful shutdown: ${released + rolledBack} deliveries were still running after ${graceMs} ms; their claims ` +
-          "were released so that another instance applies their retry",
+        `Graceful shutdown: ${heldAtGraceEnd} deliveries were still running after ${graceMs} ms; their claims were ` +
+          "let go so that another instance applies their retry",
         { released, rolledBack, releaseFailed: failed },
       );
     }
@@ -187,6 +193,7 @@ export function createGracefulShutdown(options: GracefulShutdownOptions = {}): G
     phase = "closed";
     return {
       heldAtStop,
+      heldAtGraceEnd,
       released,
       rolledBack,
       releaseFailed: failed,
