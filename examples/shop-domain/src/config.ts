@@ -88,6 +88,12 @@ export const shopEnvSchema = z.object({
    */
   SHOP_SHUTDOWN_UNREADY_DELAY_MS: integerFrom("SHOP_SHUTDOWN_UNREADY_DELAY_MS").min(0).max(600_000).default(0),
   /**
+   * `pg-boss`: the webhook routes answer 200 once each verified event is queued in the shop's PostgreSQL (the durable
+   * inbox of `@kirimbayar/inbox`), and a worker in the same process applies them; needs SHOP_DATABASE=postgres on a
+   * server (DATABASE_URL). Unset: the handlers run in the request.
+   */
+  SHOP_INBOX: z.enum(["pg-boss"], { error: "SHOP_INBOX must be pg-boss" }).optional(),
+  /**
    * Deploy drills only: each webhook handler first waits a random time up to this many ms (it stops at the shutdown's
    * grace period), so that a rolling-deploy drill has deliveries in flight when an instance is stopped. Default 0.
    */
@@ -117,6 +123,8 @@ export interface ShopConfig {
   shutdown: { graceMs: number; unreadyDelayMs: number };
   /** Deploy drills only: the longest random wait (ms) before each webhook handler; 0 for none. */
   webhookDelayMs: number;
+  /** `"pg-boss"`: webhooks queued in the durable inbox and applied by a worker in the process. */
+  inbox: "pg-boss" | undefined;
 }
 
 /**
@@ -171,6 +179,14 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
       },
     ]);
   }
+  if (e.SHOP_INBOX !== undefined && !/^postgres(ql)?:/.test(e.DATABASE_URL ?? "")) {
+    throw new ShopConfigError([
+      {
+        variable: "SHOP_INBOX",
+        message: "the pg-boss inbox lives in a PostgreSQL server: set DATABASE_URL to a postgres:// URL",
+      },
+    ]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -206,5 +222,6 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
         : { password: e.KIRIMBAYAR_CONSOLE_PASSWORD, generated: false },
     shutdown: { graceMs: e.SHOP_SHUTDOWN_GRACE_MS, unreadyDelayMs: e.SHOP_SHUTDOWN_UNREADY_DELAY_MS },
     webhookDelayMs: e.SHOP_WEBHOOK_DELAY_MS,
+    inbox: e.SHOP_INBOX,
   };
 }

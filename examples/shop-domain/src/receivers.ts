@@ -1,4 +1,5 @@
 import type { DeliveryJournal } from "@kirimbayar/core/journal";
+import type { WebhookInbox } from "@kirimbayar/core/webhooks";
 import {
   callbackKeyVerifier,
   createWebhookReceiver,
@@ -88,11 +89,13 @@ export function createShopReceivers(
   transactional?: { ordersWithin(transaction: unknown): OrderRepository },
   journal?: DeliveryJournal,
   drill?: ShopReceiversDrill,
+  inbox?: WebhookInbox,
 ): ShopReceivers {
   const verify = shopVerifiers(secrets);
   const idempotency = { store, transactional: transactional !== undefined };
-  // Every delivery's outcome, for the webhook console.
-  const journalOption = journal === undefined ? {} : { journal };
+  // Every delivery's outcome, for the webhook console; with an inbox, each verified event is queued and answered 200,
+  // and the shop's inbox worker runs the handlers below.
+  const journalOption = { ...(journal === undefined ? {} : { journal }), ...(inbox === undefined ? {} : { inbox }) };
   // With transactional handlers, each webhook updates its order on the connection holding its transaction.
   const using = async (ctx: WebhookContext) => {
     await drillDelay(drill, ctx.signal);

@@ -11,10 +11,12 @@ import {
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { InboxWorker } from "@kirimbayar/inbox";
 import type { ShopConfig } from "./config.js";
 import { createShopConsole } from "./console.js";
 import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
+import { openShopInbox, type ShopInbox } from "./inbox.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
 import { pendingPaymentReferences } from "./reconciliation.js";
@@ -72,6 +74,12 @@ export interface ShopRuntime {
   reconciler: Reconciler;
   /** Starts reconciling every `config.reconcileEveryMs` (unless 0); stopped by `close()`. */
   startReconciling(): void;
+  /** The durable inbox (SHOP_INBOX=pg-boss): the webhooks are queued, and its worker applies them. */
+  inbox: ShopInbox | undefined;
+  /** Starts the inbox's worker on the shop's receivers (nothing without an inbox); the graceful shutdown stops it. */
+  startInboxWorker(): Promise<void>;
+  /** The running inbox worker, once started. */
+  readonly inboxWorker: InboxWorker | undefined;
   /** Stops reconciling and releases what the runtime opened (the Redis connection). */
   close(): Promise<void>;
 }
@@ -131,6 +139,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
   const store = shutdown.track(idempotency.store);
   // Beside the records in the shop's PostgreSQL when it has one (each entry commits with its delivery), else memory.
   const journal: DeliveryJournal = database?.journal ?? new MemoryDeliveryJournal();
+  const inbox = config.inbox === "pg-boss" ? await openShopInbox(config.databaseUrl as string) : undefined;
+  let inboxWorker: InboxWorker | undefined;
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
@@ -138,6 +148,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     recordsInDatabase ? { ordersWithin: (transaction) => database.ordersWithin(transaction) } : undefined,
     journal,
     { delayMs: config.webhookDelayMs, signal: shutdown.signal },
+    inbox?.queue,
   );
 
   const reconciler = createReconciler({
@@ -181,8 +192,18 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         pending: () => pendingPaymentReferences(orders),
       });
     },
+    inbox,
+    async startInboxWorker() {
+      if (inbox === undefined || inboxWorker !== undefined) return;
+      inboxWorker = await inbox.startWorker(receivers);
+    },
+    get inboxWorker() {
+      return inboxWorker;
+    },
     async close() {
       await reconciling?.stop();
+      await inboxWorker?.stop();
+      await inbox?.close();
       await journal.close();
       await idempotency.close();
       await database?.close();

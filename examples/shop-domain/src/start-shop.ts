@@ -67,7 +67,13 @@ export async function serveShop(
     await server.close();
     await runtime.close();
   };
-  const shutdown = () => runtime.shutdown.run({ ...server.shutdownSteps, close: [() => runtime.close()] });
+  // The server and the inbox worker stop taking work together; what still runs after the grace period is cut in both.
+  const shutdown = () =>
+    runtime.shutdown.run({
+      stop: () => Promise.all([server.shutdownSteps.stop(), runtime.inboxWorker?.stop()]),
+      abort: () => Promise.all([server.shutdownSteps.abort(), runtime.inboxWorker?.abort()]),
+      close: [() => runtime.close()],
+    });
   try {
     await runtime.registerOrderWebhook();
   } catch (error) {
@@ -75,6 +81,12 @@ export async function serveShop(
     throw error;
   }
   runtime.startReconciling();
+  try {
+    await runtime.startInboxWorker();
+  } catch (error) {
+    await close();
+    throw error;
+  }
   return { url: listeningUrl, runtime, close, shutdown };
 }
 

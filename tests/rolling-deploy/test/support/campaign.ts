@@ -46,6 +46,8 @@ export interface RollingDeployOptions {
   readonly handlerDelayMs: number;
   /** A number making this run's ids and database its own. */
   readonly run: number;
+  /** `pg-boss`: the shops queue each webhook in the durable inbox (SHOP_INBOX) and their workers apply it. */
+  readonly inbox?: "pg-boss";
 }
 
 /** What one rolling deploy did. */
@@ -62,6 +64,8 @@ export interface RollingDeployResult {
   readonly inProgressAfter: number;
   /** Sessions still holding a transaction open in PostgreSQL then. */
   readonly openTransactionsAfter: number;
+  /** Inbox runs: events still held "active" by a worker in pg-boss then (a stopped worker's, not handed back). */
+  readonly activeInboxJobsAfter: number;
   /** Attempts the provider saw fail (not 200, or no answer), and deliveries it needed more than one attempt for. */
   readonly failedAttempts: number;
   readonly retriedEvents: number;
@@ -101,7 +105,8 @@ export async function runRollingDeploy(
   options: RollingDeployOptions,
 ): Promise<RollingDeployResult> {
   const label =
-    `${options.framework} behind ${options.loadBalancer}, records in ${options.records}, ` +
+    `${options.framework}${options.inbox === undefined ? "" : ` + ${options.inbox} inbox worker`} behind ` +
+    `${options.loadBalancer}, records in ${options.records}, ` +
     `${options.recipe ? "graceful shutdown" : "no shutdown handling"}`;
   const database = `rolling_${options.run}`;
   const admin = new pg.Pool({ connectionString: services.postgresUrl, max: 2 });
@@ -146,6 +151,7 @@ export async function runRollingDeploy(
     SHOP_SHUTDOWN_UNREADY_DELAY_MS: String(options.unreadyDelayMs),
     SHOP_WEBHOOK_DELAY_MS: String(options.handlerDelayMs),
     ...(options.records === "redis" && services.redisUrl !== undefined ? { REDIS_URL: services.redisUrl } : {}),
+    ...(options.inbox === undefined ? {} : { SHOP_INBOX: options.inbox }),
   };
   const shops: ShopProcess[] = [];
   try {
@@ -189,8 +195,9 @@ export async function runRollingDeploy(
     const { stopAt, exitAt } = await (stopped as Promise<{ stopAt: number; exitAt: number }>);
     const stopAtEpoch = Date.now() - (performance.now() - stopAt);
     await untilDeliveriesSettled(provider);
-
-    const orders = await readOrders(balancer.url, orderIds);
+    // With an inbox, a 200 means queued: the effects follow as the workers run the events (a stopped worker's come
+    // back once handed back, or once its hold runs out: 30 s, and the reaper's 5 s).
+    const orders = await untilApplied(balancer.url, orderIds, options.inbox === undefined ? 0 : 45_000);
     let lost = 0;
     let double = 0;
     let okWithoutEffect = 0;
@@ -226,6 +233,7 @@ export async function runRollingDeploy(
       okWithoutEffect,
       inProgressAfter: await inProgressKeys(options.records, services, db),
       openTransactionsAfter: await openTransactions(db, database),
+      activeInboxJobsAfter: options.inbox === undefined ? 0 : await activeInboxJobs(db),
       failedAttempts: provider.deliveries.filter((attempt) => attempt.status !== 200).length,
       retriedEvents: [...attemptsByEvent.values()].filter((attempts) => attempts > 1).length,
       stopToExitMs: Math.round(exitAt - stopAt),
@@ -263,7 +271,7 @@ export function describeResult(result: RollingDeployResult): string {
   return (
     `${result.label}: ${result.events} events, lost ${result.lost}, double ${result.double}, 200 without effect ` +
     `${result.okWithoutEffect}, in progress after ${result.inProgressAfter}, open transactions after ` +
-    `${result.openTransactionsAfter}; provider saw ${result.failedAttempts} failed attempts, ${result.retriedEvents} ` +
+    `${result.openTransactionsAfter}${result.label.includes("inbox") ? `, inbox events active after ${result.activeInboxJobsAfter}` : ""}; provider saw ${result.failedAttempts} failed attempts, ${result.retriedEvents} ` +
     `events retried; stop to exit ${result.stopToExitMs} ms; pay to applied median ${result.medianPayToAppliedMs} ms, ` +
     `worst ${result.worstPayToAppliedMs} ms; last applied ${result.lastAppliedAfterStopMs} ms after the stop${shutdown}`
   );
@@ -340,6 +348,29 @@ async function untilDeliveriesSettled(provider: FakeProvider): Promise<void> {
     if (Date.now() > limit) throw new Error(`${open} events still had deliveries due after the retry schedule`);
     await sleep(100);
   }
+}
+
+/** The orders once every one shows its payment, or as they are after `withinMs`. */
+async function untilApplied(
+  url: string,
+  orderIds: ReadonlyMap<string, string>,
+  withinMs: number,
+): Promise<Map<string, Order>> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const orders = await readOrders(url, orderIds);
+    const waiting = [...orders.values()].filter((order) => !order.events.some((e) => e.type === "payment.success"));
+    if (waiting.length === 0 || Date.now() >= deadline) return orders;
+    await sleep(200);
+  }
+}
+
+/** Events a worker holds in pg-boss (state `active`). */
+async function activeInboxJobs(db: pg.Pool): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    "SELECT count(*) FROM pgboss.job WHERE name = 'kirimbayar-inbox' AND state = 'active'",
+  );
+  return Number(rows[0]?.count ?? 0);
 }
 
 /** Each order as the shop shows it now, by QR history id. */

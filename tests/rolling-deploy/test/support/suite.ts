@@ -31,7 +31,7 @@ export function campaignSize(): Pick<
  * graceful shutdown, whose goals are asserted, and without it, whose damage is measured.
  */
 export function rollingDeployTests(
-  setup: Pick<RollingDeployOptions, "framework" | "loadBalancer" | "records">,
+  setup: Pick<RollingDeployOptions, "framework" | "loadBalancer" | "records" | "inbox">,
   options: { withoutRecipe: boolean } = { withoutRecipe: FULL },
 ): void {
   let postgres: TestPostgresServer;
@@ -75,6 +75,7 @@ export function rollingDeployTests(
     console.log(describeResult(result));
     expect(result).toMatchObject({ lost: 0, double: 0, okWithoutEffect: 0, inProgressAfter: 0 });
     expect(result.openTransactionsAfter).toBe(0);
+    expect(result.activeInboxJobsAfter).toBe(0);
     // The stopped instance shut down as the recipe says, and said what it did.
     expect(result.shutdownReport).toBeDefined();
     expect(result.shutdownReport?.failedSteps).toEqual([]);
