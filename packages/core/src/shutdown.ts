@@ -7,6 +7,7 @@ export {
   DEFAULT_SHUTDOWN_STEP_TIMEOUT_MS,
   type GracefulShutdown,
   type GracefulShutdownOptions,
+  type NodeResponseLike,
   type NodeServerLike,
   nodeServerSteps,
   ShutdownInProgressError,

@@ -22,7 +22,7 @@ export function campaignSize(): Pick<
   "events" | "payEveryMs" | "duplicateShare" | "stopAt" | "graceMs" | "handlerDelayMs"
 > {
   return FULL
-    ? { events: 300, payEveryMs: 20, duplicateShare: 0.3, stopAt: 0.4, graceMs: 1_000, handlerDelayMs: 1_500 }
+    ? { events: 400, payEveryMs: 40, duplicateShare: 0.3, stopAt: 0.4, graceMs: 400, handlerDelayMs: 600 }
     : { events: 40, payEveryMs: 40, duplicateShare: 0.3, stopAt: 0.4, graceMs: 400, handlerDelayMs: 800 };
 }
 

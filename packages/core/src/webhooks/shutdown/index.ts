@@ -9,4 +9,4 @@ export {
   type ShutdownReport,
   type ShutdownSteps,
 } from "./graceful-shutdown.js";
-export { type NodeServerLike, nodeServerSteps } from "./node-server.js";
+export { type NodeResponseLike, type NodeServerLike, nodeServerSteps } from "./node-server.js";

@@ -1,7 +1,7 @@
 import type { ShutdownSteps } from "./graceful-shutdown.js";
 
 /** A response as a Node `http.Server` hands it to its `request` listeners: what closing needs of it. */
-interface ResponseLike {
+export interface NodeResponseLike {
   readonly headersSent: boolean;
   setHeader(name: string, value: string): unknown;
 }
@@ -15,7 +15,7 @@ export interface NodeServerLike {
   close(callback?: (error?: Error) => void): unknown;
   closeIdleConnections?(): void;
   closeAllConnections?(): void;
-  prependListener(event: "request", listener: (request: unknown, response: ResponseLike) => void): unknown;
+  prependListener(event: "request", listener: (request: unknown, response: NodeResponseLike) => void): unknown;
 }
 
 /** How often idle keep-alive connections are closed while the server drains. */
