@@ -2,9 +2,15 @@ import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 // Types only: the worker itself is imported lazily, when an app with `inbox` starts it, so that apps without the
 // inbox load nothing of `@kirimbayar/inbox` (an optional peer).
 import type { InboxQueue, InboxWorker } from "@kirimbayar/inbox";
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  Optional,
+} from "@nestjs/common";
 import type { KirimbayarModuleOptions } from "./options.js";
-import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_SHUTDOWN, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import type { WebhookRoutes } from "./webhook-routes.js";
 
 /**
@@ -27,12 +33,17 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   /** The worker a `stop()` is stopping, for an `abort()` meanwhile (a graceful shutdown's). */
   #stopping: Promise<InboxWorker | undefined> | undefined;
 
+  readonly #gracefulShutdown: boolean;
+
   constructor(
     @Inject(KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER) options: KirimbayarModuleOptions,
     @Inject(KIRIMBAYAR_WEBHOOK_ROUTES) routes: WebhookRoutes,
+    // Present with KirimbayarShutdownModule, which stops this worker itself, in step with its drain.
+    @Optional() @Inject(KIRIMBAYAR_SHUTDOWN) gracefulShutdown?: unknown,
   ) {
     this.#options = options;
     this.#routes = routes;
+    this.#gracefulShutdown = gracefulShutdown !== undefined;
   }
 
   /** The module's `inbox.queue` (for `stats()`, dead letters and replays), or `undefined` without an inbox. */
@@ -52,6 +63,9 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    // Nest runs this hook module by module in an order an app does not choose: with the graceful shutdown, stopping
+    // here first would wait for the events in flight before the drain even began.
+    if (this.#gracefulShutdown) return;
     await this.stop();
   }
 

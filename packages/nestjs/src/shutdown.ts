@@ -9,9 +9,9 @@ import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import { type BeforeApplicationShutdown, type DynamicModule, Inject, Injectable, Logger, Module } from "@nestjs/common";
 import { HttpAdapterHost, ModuleRef } from "@nestjs/core";
 import { KirimbayarInboxWorker } from "./inbox-worker.service.js";
+import { KIRIMBAYAR_SHUTDOWN } from "./tokens.js";
 
-/** Injection token of the {@link GracefulShutdown} given to {@link KirimbayarShutdownModule.forRoot}. */
-export const KIRIMBAYAR_SHUTDOWN = Symbol("kirimbayar:shutdown");
+export { KIRIMBAYAR_SHUTDOWN };
 
 const logger = new Logger("KirimbayarShutdown");
 

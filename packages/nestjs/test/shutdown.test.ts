@@ -6,10 +6,19 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import { MemoryIdempotencyStore, tokenVerifier, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
+import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import { Controller, Get, Inject, Injectable, type OnApplicationShutdown } from "@nestjs/common";
 import { Test } from "@nestjs/testing";
+import PgBoss from "pg-boss";
 import { describe, expect, it } from "vitest";
-import { KirimbayarModule, KirimbayarShutdown, KirimbayarShutdownModule, OnQrisEvent } from "../src/index.js";
+import {
+  KirimbayarInboxWorker,
+  KirimbayarModule,
+  KirimbayarShutdown,
+  KirimbayarShutdownModule,
+  OnQrisEvent,
+} from "../src/index.js";
 
 const TOKEN = "nest-shutdown-token";
 const quiet = { warn: () => {}, error: () => {} };
@@ -99,6 +108,58 @@ describe("KirimbayarShutdownModule", () => {
     expect(store.claim("qris:payment.success:slow", "other", 1_000)).toEqual({ state: "claimed", attempt: 2 });
     expect(store.claim("qris:payment.success:quick", "other", 1_000)).toEqual({ state: "completed" });
   });
+
+  it("stops the module's inbox worker in step with the drain, handing back at once an event still running", async () => {
+    const postgres = await startPostgresServer();
+    const boss = new PgBoss({ connectionString: postgres.url, max: 4 });
+    boss.on("error", () => {});
+    await boss.start();
+    const queue = await createPgBossInbox({ boss, name: "nest-shutdown", pollingIntervalMs: 100 });
+    try {
+      order.length = 0;
+      const shutdown = createGracefulShutdown({ graceMs: 300, logger: quiet });
+      const store = new MemoryIdempotencyStore();
+      const moduleRef = await Test.createTestingModule({
+        imports: [
+          KirimbayarShutdownModule.forRoot(shutdown),
+          KirimbayarModule.forRoot({
+            webhooks: {
+              qris: {
+                verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
+                idempotency: { store: shutdown.track(store) },
+                logger: quiet,
+              },
+            },
+            inbox: { queue },
+          }),
+        ],
+        providers: [SlowPayments],
+      }).compile();
+      const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
+      await app.listen(0, "127.0.0.1");
+      const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+      expect(await deliver(`http://127.0.0.1:${port}`, "slow")).toBe(200);
+      for (let waited = 0; shutdown.held < 1 && waited < 10_000; waited += 20) await sleep(20);
+      expect(shutdown.held).toBe(1);
+
+      const startedAt = performance.now();
+      await app.close();
+      // Not the worker's own 30 s stop: the drain's 300 ms, then the event went back to the queue, due now.
+      expect(performance.now() - startedAt).toBeLessThan(5_000);
+      expect(app.get(KirimbayarShutdown).report).toMatchObject({ heldAtGraceEnd: 1, released: 1, failedSteps: [] });
+      expect(app.get(KirimbayarInboxWorker).running).toBe(false);
+      expect(store.inspect("qris:payment.success:slow")?.state).toBe("released");
+      for (let waited = 0; waited < 5_000; waited += 50) {
+        if ((await queue.stats()).waiting === 1) break;
+        await sleep(50);
+      }
+      expect(await queue.stats()).toMatchObject({ waiting: 1, active: 0 });
+    } finally {
+      await queue.close();
+      await boss.stop({ graceful: false, wait: true, timeout: 2_000 }).catch(() => {});
+      await postgres.destroy();
+    }
+  }, 60_000);
 
   it("refuses anything but a graceful shutdown", () => {
     expect(() => KirimbayarShutdownModule.forRoot({} as GracefulShutdown)).toThrow(WebhookConfigurationError);

@@ -121,6 +121,7 @@ defaults
   timeout client 30s
   timeout server 30s
   timeout http-keep-alive 10s
+  timeout check 2s
   retries 3
   option redispatch 1
   option http-buffer-request
@@ -134,7 +135,7 @@ backend shop
   balance roundrobin
   option httpchk GET /readyz
   http-check expect status 200
-  default-server inter ${checkIntervalMs} fastinter ${checkIntervalMs} downinter ${checkIntervalMs} rise 1 fall 1
+  default-server inter ${checkIntervalMs} fastinter ${checkIntervalMs} downinter ${checkIntervalMs} rise 1 fall 2
   http-reuse safe
 ${servers}
 `;

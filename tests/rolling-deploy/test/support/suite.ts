@@ -64,8 +64,8 @@ export function rollingDeployTests(
     runRollingDeploy(services, {
       ...setup,
       ...campaignSize(),
-      // HAProxy checks /readyz every 250 ms, taking an instance out at its first failed check.
-      unreadyDelayMs: setup.loadBalancer === "haproxy" ? 600 : 0,
+      // HAProxy checks /readyz every 250 ms and takes an instance out at its second failed check.
+      unreadyDelayMs: setup.loadBalancer === "haproxy" ? 800 : 0,
       recipe,
       run: ++runs,
     });
@@ -85,9 +85,15 @@ export function rollingDeployTests(
     it("without it (the process ends on SIGTERM): what the stop costs, measured", async () => {
       const result = await run(false);
       console.log(describeResult(result));
-      // The deliveries the instance held were cut: the provider saw them fail and had to retry.
-      expect(result.failedAttempts).toBeGreaterThan(0);
       expect(result.double).toBe(0);
+      if (setup.records === "redis") {
+        // The claims the instance held stay in progress for their whole lease: what the recipe releases.
+        expect(result.inProgressAfter).toBeGreaterThan(0);
+      } else {
+        // In the handlers' own transaction, PostgreSQL rolls back what the dead process held: nothing is lost
+        // even by a hard stop; what it costs is in the figures printed above.
+        expect(result).toMatchObject({ lost: 0, okWithoutEffect: 0, inProgressAfter: 0, openTransactionsAfter: 0 });
+      }
     });
   }
 }
