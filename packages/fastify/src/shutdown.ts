@@ -1,4 +1,5 @@
 import type { ShutdownSteps } from "@kirimbayar/core/shutdown";
+import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import type { FastifyInstance } from "fastify";
 
 /** How often idle keep-alive connections are closed while the app drains. */
@@ -19,6 +20,10 @@ const IDLE_SWEEP_MS = 100;
  * });
  */
 export function fastifyShutdownSteps(app: FastifyInstance): Required<Pick<ShutdownSteps, "stop" | "abort">> {
+  const candidate = app as Partial<FastifyInstance> | null | undefined;
+  if (typeof candidate?.close !== "function" || typeof candidate.server?.closeIdleConnections !== "function") {
+    throw new WebhookConfigurationError("fastifyShutdownSteps(app): pass the Fastify instance (Fastify())");
+  }
   let sweep: ReturnType<typeof setInterval> | undefined;
   const stopSweeping = () => {
     clearInterval(sweep);

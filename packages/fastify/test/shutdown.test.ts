@@ -68,6 +68,10 @@ describe("fastifyShutdownSteps", () => {
     expect(app.server.listening).toBe(false);
   });
 
+  it("refuses what is not a Fastify instance", () => {
+    expect(() => fastifyShutdownSteps({} as never)).toThrow(/pass the Fastify instance/);
+  });
+
   it("abort cuts a connection still busy after the grace period, once the claim is released", async () => {
     const shutdown = createGracefulShutdown({ graceMs: 200, logger: quiet });
     const store = new MemoryIdempotencyStore();

@@ -2,11 +2,8 @@
 // worker in each instance applies it, behind HAProxy, records in PostgreSQL (transactional handlers). A rolling
 // deploy stops one instance's route and worker together.
 import { describe } from "vitest";
-import { FULL, rollingDeployTests } from "./support/suite.js";
+import { rollingDeployTests } from "./support/suite.js";
 
 describe("rolling deploy: Express shop with a pg-boss inbox worker, HAProxy, PostgreSQL records", () => {
-  rollingDeployTests(
-    { framework: "express", loadBalancer: "haproxy", records: "postgres", inbox: "pg-boss" },
-    { withoutRecipe: FULL },
-  );
+  rollingDeployTests({ framework: "express", loadBalancer: "haproxy", records: "postgres", inbox: "pg-boss" });
 });

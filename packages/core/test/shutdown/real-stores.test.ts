@@ -180,6 +180,10 @@ describe("nodeServerSteps", () => {
     ).rejects.toMatchObject({ code: "ECONNREFUSED" });
   });
 
+  it("refuses what is not a Node server", () => {
+    expect(() => nodeServerSteps({} as never)).toThrow(/pass the Node http.Server/);
+  });
+
   it("abort closes the connections still busy", async () => {
     const server: Server = createServer(() => {
       // Never answers.

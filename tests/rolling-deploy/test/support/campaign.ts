@@ -68,6 +68,8 @@ export interface RollingDeployResult {
   readonly activeInboxJobsAfter: number;
   /** Attempts the provider saw fail (not 200, or no answer), and deliveries it needed more than one attempt for. */
   readonly failedAttempts: number;
+  /** The failed attempts by answer (`409`, `500`, `503`, `error` for no answer). */
+  readonly failedBy: Readonly<Record<string, number>>;
   readonly retriedEvents: number;
   /** From the stop signal to the process's exit. */
   readonly stopToExitMs: number;
@@ -235,6 +237,10 @@ export async function runRollingDeploy(
       openTransactionsAfter: await openTransactions(db, database),
       activeInboxJobsAfter: options.inbox === undefined ? 0 : await activeInboxJobs(db),
       failedAttempts: provider.deliveries.filter((attempt) => attempt.status !== 200).length,
+      failedBy: countBy(
+        provider.deliveries.filter((attempt) => attempt.status !== 200),
+        (attempt) => (attempt.status === undefined ? "error" : String(attempt.status)),
+      ),
       retriedEvents: [...attemptsByEvent.values()].filter((attempts) => attempts > 1).length,
       stopToExitMs: Math.round(exitAt - stopAt),
       worstPayToAppliedMs: latencies.at(-1) ?? Number.NaN,
@@ -271,10 +277,16 @@ export function describeResult(result: RollingDeployResult): string {
   return (
     `${result.label}: ${result.events} events, lost ${result.lost}, double ${result.double}, 200 without effect ` +
     `${result.okWithoutEffect}, in progress after ${result.inProgressAfter}, open transactions after ` +
-    `${result.openTransactionsAfter}${result.label.includes("inbox") ? `, inbox events active after ${result.activeInboxJobsAfter}` : ""}; provider saw ${result.failedAttempts} failed attempts, ${result.retriedEvents} ` +
+    `${result.openTransactionsAfter}${result.label.includes("inbox") ? `, inbox events active after ${result.activeInboxJobsAfter}` : ""}; provider saw ${result.failedAttempts} failed attempts ${JSON.stringify(result.failedBy)}, ${result.retriedEvents} ` +
     `events retried; stop to exit ${result.stopToExitMs} ms; pay to applied median ${result.medianPayToAppliedMs} ms, ` +
     `worst ${result.worstPayToAppliedMs} ms; last applied ${result.lastAppliedAfterStopMs} ms after the stop${shutdown}`
   );
+}
+
+function countBy<T>(items: readonly T[], keyOf: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[keyOf(item)] = (counts[keyOf(item)] ?? 0) + 1;
+  return counts;
 }
 
 function historyIdOf(body: string): string {

@@ -13,6 +13,8 @@ import {
 } from "./campaign.js";
 
 export const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
+/** KIRIMBAYAR_ROLLING_COMPARE=1: every file also runs its small campaign without the recipe (the guide's table). */
+const COMPARE = process.env.KIRIMBAYAR_ROLLING_COMPARE === "1";
 
 let runs = 0;
 
@@ -22,7 +24,7 @@ export function campaignSize(): Pick<
   "events" | "payEveryMs" | "duplicateShare" | "stopAt" | "graceMs" | "handlerDelayMs"
 > {
   return FULL
-    ? { events: 400, payEveryMs: 40, duplicateShare: 0.3, stopAt: 0.4, graceMs: 400, handlerDelayMs: 600 }
+    ? { events: 400, payEveryMs: 60, duplicateShare: 0.3, stopAt: 0.4, graceMs: 400, handlerDelayMs: 500 }
     : { events: 40, payEveryMs: 40, duplicateShare: 0.3, stopAt: 0.4, graceMs: 400, handlerDelayMs: 800 };
 }
 
@@ -32,7 +34,7 @@ export function campaignSize(): Pick<
  */
 export function rollingDeployTests(
   setup: Pick<RollingDeployOptions, "framework" | "loadBalancer" | "records" | "inbox">,
-  options: { withoutRecipe: boolean } = { withoutRecipe: FULL },
+  options: { withoutRecipe: boolean } = { withoutRecipe: FULL || COMPARE },
 ): void {
   let postgres: TestPostgresServer;
   let redisServer: TestRedisServer | undefined;

@@ -1,3 +1,4 @@
+import { WebhookConfigurationError } from "../errors.js";
 import type { ShutdownSteps } from "./graceful-shutdown.js";
 
 /** A response as a Node `http.Server` hands it to its `request` listeners: what closing needs of it. */
@@ -36,6 +37,12 @@ const IDLE_SWEEP_MS = 100;
  * process.once("SIGTERM", () => shutdown.run({ ...nodeServerSteps(server), close: [() => pool.end()] }));
  */
 export function nodeServerSteps(server: NodeServerLike): Required<Pick<ShutdownSteps, "stop" | "abort">> {
+  const candidate = server as Partial<NodeServerLike> | null | undefined;
+  if (typeof candidate?.close !== "function" || typeof candidate.prependListener !== "function") {
+    throw new WebhookConfigurationError(
+      "nodeServerSteps(server): pass the Node http.Server that listens (app.listen(), serve(), app.getHttpServer())",
+    );
+  }
   let sweep: ReturnType<typeof setInterval> | undefined;
   const stopSweeping = () => {
     if (sweep !== undefined) clearInterval(sweep);
