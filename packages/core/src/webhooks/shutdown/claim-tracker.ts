@@ -1,14 +1,15 @@
 // What a process holds in its idempotency stores (claims of running deliveries, open delivery transactions), kept
 // by wrapping the store the receivers get, so that shutdown can wait for them and then let go of the rest. The
 // receiver itself carries no shutdown code: an app that does not shut down gracefully bundles none of this.
+// Imported through the webhooks entry, never from its modules one by one: the bundler would otherwise split those
+// modules into chunks of their own, and every app that imports only `@kirimbayar/core/webhooks` pays for the seams.
 import {
   type ClaimResult,
   type IdempotencyStore,
   IdempotencyStoreUnavailableError,
   type IdempotencyTransaction,
   type TransactionalIdempotencyStore,
-} from "../../idempotency/types.js";
-import { adopt } from "../pipeline/thenable.js";
+} from "../../webhooks.js";
 
 /**
  * What a tracked store answers a claim (or a transaction) with once shutdown has begun: the receiver answers the
@@ -257,11 +258,14 @@ class TrackedTransaction {
   }
 }
 
-// `value` passed to `next` as it is, or once settled when it is a thenable: a store answering synchronously (the
-// memory store) stays synchronous.
+// `value` passed to `next` as it is, or once settled when it is a thenable (adopted as `await` would, lazy ones
+// included): a store answering synchronously (the memory store) stays synchronous.
 function then<T, U>(value: T | PromiseLike<T>, next: (settled: T) => U): U | Promise<U> {
-  const adopted = adopt(value);
-  return adopted instanceof Promise ? adopted.then(next) : next(adopted);
+  const thenable =
+    value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function";
+  return thenable ? Promise.resolve(value).then(next) : next(value as T);
 }
 
 // Resolves with the store's answer, or with `undefined` past `timeoutMs`; rejects when the store throws.

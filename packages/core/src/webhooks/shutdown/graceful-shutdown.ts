@@ -1,6 +1,12 @@
-import type { IdempotencyStore } from "../../idempotency/types.js";
-import { WebhookConfigurationError, WebhookProcessingError } from "../errors.js";
-import { type AnyLogger, type WebhookLogger, webhookLoggerOf } from "../logger.js";
+// Through the webhooks entry, not its modules: see claim-tracker.ts.
+import {
+  type AnyLogger,
+  type IdempotencyStore,
+  WebhookConfigurationError,
+  type WebhookLogger,
+  WebhookProcessingError,
+  webhookLoggerOf,
+} from "../../webhooks.js";
 import { ClaimTracker } from "./claim-tracker.js";
 
 /** Default {@link GracefulShutdownOptions.graceMs}: 10 s, well inside Kubernetes' 30 s and most PaaS' stop timeouts. */

@@ -1,4 +1,4 @@
-import { WebhookConfigurationError } from "../errors.js";
+import { WebhookConfigurationError } from "../../webhooks.js";
 import type { ShutdownSteps } from "./graceful-shutdown.js";
 
 /** A response as a Node `http.Server` hands it to its `request` listeners: what closing needs of it. */
