@@ -165,6 +165,10 @@ export async function startLoadBalancer(kind: LoadBalancerKind, options: LoadBal
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // Not left behind by a test process that exits without stopping it.
+  const killOnExit = () => child.kill("SIGKILL");
+  process.once("exit", killOnExit);
+  child.once("exit", () => process.off("exit", killOnExit));
   let logs = "";
   const keep = (chunk: Buffer) => {
     logs = (logs + chunk.toString()).slice(-20_000);

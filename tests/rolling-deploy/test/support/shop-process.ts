@@ -7,6 +7,20 @@ export type ShopFramework = "express" | "hono" | "fastify" | "nestjs";
 
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 
+/** Every shop started here and still running: killed if the test process exits without stopping them. */
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+function killOnExit(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const shop of running) shop.kill("SIGKILL");
+  });
+}
+
 /** A shop process. */
 export interface ShopProcess {
   readonly name: string;
@@ -41,6 +55,7 @@ export async function startShopProcess(
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  killOnExit(child);
   let output = "";
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
