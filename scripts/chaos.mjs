@@ -35,6 +35,8 @@ const CAMPAIGNS = [
     files: ["test/bullmq-sentinel.test.ts", "test/bullmq-cluster.test.ts"],
   },
   { group: "pooler-crash", project: "poolers", files: ["test/pooler-crash.test.ts"] },
+  // Every adapter and an inbox worker behind nginx or HAProxy, one instance stopped mid-campaign and replaced.
+  { group: "rolling-deploy", project: "rolling-deploy", serial: true, files: [] },
 ];
 
 const args = process.argv.slice(2);

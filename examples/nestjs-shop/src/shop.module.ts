@@ -1,5 +1,6 @@
 import type { WebhookConsole } from "@kirimbayar/console";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
+import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import {
   createShopConsole,
   type OrderRepository,
@@ -14,6 +15,7 @@ import {
   KirimbayarModule,
   type KirimbayarModuleOptions,
   KirimbayarReconciler,
+  KirimbayarShutdownModule,
   PaymentGatewayClient,
   QrisClient,
   ShippingClient,
@@ -21,10 +23,19 @@ import {
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from "@nestjs/common";
 import { DataSource } from "typeorm";
 import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js";
+import { HealthController } from "./health.controller.js";
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { CONSOLE_LINKS, ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import {
+  CONSOLE_LINKS,
+  ORDER_REPOSITORY,
+  SHOP,
+  SHOP_CONFIG,
+  SHOP_DATABASE,
+  SHOP_DRILL,
+  SHOP_WEBHOOK_HANDLERS,
+} from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -32,6 +43,8 @@ export interface ShopModuleOptions {
   /** `fetch` for the API clients (tests and the demo pass the fake provider's). */
   fetch?: typeof fetch;
   now?: () => Date;
+  /** The graceful shutdown the store is tracked by; default: one from `config.shutdown`. */
+  shutdown?: GracefulShutdown;
 }
 
 /** Closes the database (and the embedded PostgreSQL, if any) when the app shuts down. */
@@ -97,6 +110,7 @@ function kirimbayarModule(
   options: ShopModuleOptions,
   journal: DeliveryJournal,
   webConsole: WebhookConsole,
+  shutdown: GracefulShutdown,
 ): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
@@ -116,11 +130,13 @@ function kirimbayarModule(
         callbackApiKey: config.payment.callbackApiKey,
       });
       // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
-      // as ctx.transaction, and the order update commits together with the event's record.
+      // as ctx.transaction, and the order update commits together with the event's record. Tracked by the graceful
+      // shutdown, which ends the transactions still open when the app stops (KirimbayarShutdownModule).
       // The journal is this process's memory (built with the module, before TypeORM's DataSource): it cannot write in
       // the deliveries' transactions, so its entries go in after each answer, which the receivers are told.
+      const store = shutdown.track(database.store);
       const idempotencyOption = {
-        idempotency: { store: database.store, transactional: true },
+        idempotency: { store, transactional: true },
         journal,
         journalOutsideTransaction: true,
       };
@@ -161,10 +177,18 @@ export class ShopModule {
     const journal = new MemoryDeliveryJournal();
     const links: ConsoleLinks = {};
     const webConsole = shopConsole(config, journal, links);
+    const shutdown =
+      options.shutdown ??
+      createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
     return {
       module: ShopModule,
-      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal, webConsole)],
-      controllers: [ShippingController, OrdersController],
+      imports: [
+        ShopInfrastructureModule.forRoot(config),
+        // On SIGTERM (app.enableShutdownHooks): /readyz 503, drain, release what still runs, then Nest closes the rest.
+        KirimbayarShutdownModule.forRoot(shutdown),
+        kirimbayarModule(config, options, journal, webConsole, shutdown),
+      ],
+      controllers: [HealthController, ShippingController, OrdersController],
       providers: [
         {
           provide: SHOP,
@@ -192,6 +216,8 @@ export class ShopModule {
           inject: [ORDER_REPOSITORY],
           useFactory: (orders: OrderRepository) => new ShopWebhookHandlers(orders, now),
         },
+        // Deploy drills: the wait before each handler (SHOP_WEBHOOK_DELAY_MS), ended by the shutdown's grace period.
+        { provide: SHOP_DRILL, useValue: { delayMs: config.webhookDelayMs, signal: shutdown.signal } },
         WebhookEvents,
         // Hands the module's reconciler to the console once Nest has made it.
         {

@@ -10,3 +10,5 @@ export const SHOP = Symbol("shop:shop");
 export const SHOP_WEBHOOK_HANDLERS = Symbol("shop:webhook-handlers");
 /** Injection token of what the webhook console gets from Nest after the module is defined (the reconciler). */
 export const CONSOLE_LINKS = Symbol("shop:console-links");
+/** Injection token of the deploy-drill settings of the webhook handlers (`ShopReceiversDrill`). */
+export const SHOP_DRILL = Symbol("shop:drill");

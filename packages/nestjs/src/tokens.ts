@@ -15,3 +15,6 @@ export const KIRIMBAYAR_OPTIONS_FOR_RECONCILER = Symbol("kirimbayar:options-for-
 
 /** The module options, as the inbox worker reads them (an alias of the builder's options token). */
 export const KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER = Symbol("kirimbayar:options-for-inbox-worker");
+
+/** Injection token of the `GracefulShutdown` given to `KirimbayarShutdownModule.forRoot`. */
+export const KIRIMBAYAR_SHUTDOWN = Symbol("kirimbayar:shutdown");
