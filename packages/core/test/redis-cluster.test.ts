@@ -4,7 +4,7 @@
 // on one slot, each WAIT sent to the node that serves the event's key (not a random one) and following the slot to
 // its new master after a failover, and a journal prefix without a hash tag refused with a cluster client.
 import { redisCommand, startRedisCluster, type TestRedisCluster } from "@kirimbayar/test-redis-server";
-import IORedis from "ioredis";
+import IORedis, { type Cluster as IORedisCluster } from "ioredis";
 import { createCluster } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RedisDeliveryJournal, RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "../src/redis.js";
@@ -13,7 +13,7 @@ import { journalStoreContract } from "./journal-stores/contract.js";
 import { storeContract } from "./support/store-contract.js";
 
 let cluster: TestRedisCluster;
-let ioredis: IORedis.Cluster;
+let ioredis: IORedisCluster;
 let nodeRedis: ReturnType<typeof createCluster>;
 const silent = { warn: () => {} };
 let prefixes = 0;

@@ -10,6 +10,7 @@ import { DataSource } from "typeorm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { statementName } from "../../src/idempotency/postgres/sql.js";
 import { PostgresDeliveryJournal, PostgresIdempotencyStore, statementModeOf } from "../../src/postgres.js";
+import { createGracefulShutdown } from "../../src/shutdown.js";
 import { typeormBinding } from "../../src/typeorm.js";
 import { createWebhookReceiver, type TransactionSql, tokenVerifier } from "../../src/webhooks.js";
 import { type WatchableStore, watchedCommits } from "../support/watched-commits.js";
@@ -65,6 +66,14 @@ const setups: Record<string, () => Setup> = {
   "a pg pool store, the journal over another pg pool": () => ({
     ...onServer,
     store: (table) => new PostgresIdempotencyStore({ pool: storePool, table }),
+    journal: (table) => new PostgresDeliveryJournal({ pool: journalPool, table }),
+    readsBesideTransaction: true,
+    preparesInsert: true,
+  }),
+  "a pg pool store tracked by the graceful shutdown, the journal over another pg pool": () => ({
+    ...onServer,
+    store: (table) =>
+      createGracefulShutdown({ logger: quiet }).track(new PostgresIdempotencyStore({ pool: storePool, table })),
     journal: (table) => new PostgresDeliveryJournal({ pool: journalPool, table }),
     readsBesideTransaction: true,
     preparesInsert: true,

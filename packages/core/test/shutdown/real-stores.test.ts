@@ -57,7 +57,9 @@ describe("on a real redis-server", () => {
   it("releases the claim of a delivery still running, so the other instance applies its retry at once", async () => {
     const store = new RedisIdempotencyStore({ client: redisClient, keyPrefix: "shutdown:" });
     const shutdown = createGracefulShutdown({ graceMs: 200, logger: quiet });
-    const leaving = qrisReceiver(shutdown.track(store), () => sleep(3_000));
+    const leaving = qrisReceiver(shutdown.track(store), async () => {
+      await sleep(3_000);
+    });
     const running = leaving.handle(delivery("r-1"));
     await sleep(50);
     expect(await redisClient.get(`shutdown:{${keyOf("r-1")}}`)).toMatch(/^p:/);
@@ -124,7 +126,9 @@ describe("on a real PostgreSQL", () => {
     const store = new PostgresIdempotencyStore({ pool, table: "shutdown_direct" });
     await store.ensureSchema();
     const shutdown = createGracefulShutdown({ graceMs: 100, logger: quiet });
-    const leaving = qrisReceiver(shutdown.track(store), () => sleep(2_000));
+    const leaving = qrisReceiver(shutdown.track(store), async () => {
+      await sleep(2_000);
+    });
     void leaving.handle(delivery("d-1"));
     await sleep(100);
     expect((await pool.query("SELECT state FROM shutdown_direct")).rows).toEqual([{ state: "processing" }]);

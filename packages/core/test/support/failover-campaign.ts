@@ -259,7 +259,11 @@ export async function runFailoverCampaign(options: FailoverCampaignOptions): Pro
   let journal: JournalFigures | undefined;
   if (options.journals !== undefined) {
     // Entries are written behind the answers: what is still buffered goes out now (or fails).
-    await Promise.all(options.journals.instances.map((instance) => instance.flush?.().catch(() => {})));
+    await Promise.all(
+      options.journals.instances.map((instance) =>
+        (instance as { flush?: () => Promise<void> }).flush?.().catch(() => {}),
+      ),
+    );
     const stored = await options.journals.entries();
     const present = new Map<string, number>();
     note(present, stored);

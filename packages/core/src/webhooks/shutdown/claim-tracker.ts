@@ -232,6 +232,9 @@ class TrackedTransaction {
         return opened.rollback();
       },
     };
+    // The journal writes a transactional delivery's entry through it: without it, every entry would fail in the
+    // transaction and the delivery run again. Read when used (the stores build it lazily).
+    if ("sql" in opened) Object.defineProperty(view, "sql", { get: () => opened.sql, enumerable: true });
     // Only where the store has one: the receiver tells the two kinds of store apart by it.
     if (typeof opened.abandon === "function") {
       const abandon = opened.abandon.bind(opened);
