@@ -21,6 +21,8 @@ export default defineConfig(
       sequelize: "src/sequelize.ts",
       telemetry: "src/telemetry.ts",
       journal: "src/journal.ts",
+      quoter: "src/quoter.ts",
+      "quoter-redis": "src/quoter-redis.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

@@ -1,0 +1,135 @@
+import { raceTimer } from "../timer-delay.js";
+import { frozenEntry } from "./entry.js";
+import { MemoryRateStore } from "./memory-store.js";
+import type { RateEntry, RateStore } from "./types.js";
+
+type Entries = readonly (RateEntry | undefined)[];
+
+const isThenable = <T>(value: unknown): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === "function";
+
+class StoreTimeout extends Error {}
+
+/**
+ * The quoter's view of its store. A memory store is used as it is. Any other store (Redis, your own) is shared or
+ * remote, so beside it the quoter keeps a local memory copy of every answer it reads or writes, and when the store
+ * fails or does not answer within `timeoutMs` it answers from that copy and the provider instead, and leaves the store
+ * alone for `retryMs` (so an outage costs one time-out per `retryMs`, not one per quote). Reads go to the shared
+ * store first, so an invalidation made by another instance is seen at once while the store works.
+ */
+export class RateCache {
+  readonly #store: RateStore;
+  readonly #local: MemoryRateStore | undefined;
+  readonly #timeoutMs: number;
+  readonly #retryMs: number;
+  #downUntil = 0;
+
+  constructor(store: RateStore, options: { localMax: number; timeoutMs: number; retryMs: number }) {
+    this.#store = store;
+    this.#local = store instanceof MemoryRateStore ? undefined : new MemoryRateStore({ max: options.localMax });
+    this.#timeoutMs = options.timeoutMs;
+    this.#retryMs = options.retryMs;
+  }
+
+  /** Whether the store can coalesce identical questions across instances. */
+  get shared(): boolean {
+    return typeof this.#store.lock === "function";
+  }
+
+  /** Whether the shared store is being skipped after a failure (answers come from the local copy). */
+  get degraded(): boolean {
+    return this.#local !== undefined && Date.now() < this.#downUntil;
+  }
+
+  /** The entries under `keys`: synchronously from a memory store, else a promise that never rejects. */
+  read(keys: readonly string[]): Entries | Promise<Entries> {
+    const local = this.#local;
+    if (local === undefined) return this.#store.get(keys) as Entries;
+    if (this.degraded) return local.get(keys);
+    let answer: Entries | PromiseLike<Entries>;
+    try {
+      answer = this.#store.get(keys);
+    } catch {
+      this.#trip();
+      return local.get(keys);
+    }
+    if (!isThenable<Entries>(answer)) return this.#keepLocally(keys, answer);
+    return raceTimer(Promise.resolve(answer), this.#timeoutMs, () => {
+      throw new StoreTimeout();
+    }).then(
+      (entries) => this.#keepLocally(keys, entries),
+      () => {
+        this.#trip();
+        return local.get(keys);
+      },
+    );
+  }
+
+  /** Keeps `entry` for `ttlMs`; a failing store is noted, never thrown (the answer is still served). */
+  write(key: string, entry: RateEntry, ttlMs: number): void {
+    this.#local?.set(key, entry);
+    if (this.degraded) return;
+    this.#settle(() => this.#store.set(key, entry, ttlMs));
+  }
+
+  /** Drops the entries under `keys`, here and in the store. */
+  async delete(keys: readonly string[]): Promise<void> {
+    this.#local?.delete(keys);
+    await this.#store.delete(keys);
+  }
+
+  /** Drops every entry under `prefix`, here and in the store. */
+  async deletePrefix(prefix: string): Promise<void> {
+    this.#local?.deletePrefix(prefix);
+    await this.#store.deletePrefix(prefix);
+  }
+
+  /**
+   * Takes the store's short lock on `key`. `true` means "ask the provider yourself": the lock was taken, or the store
+   * has no locks, or it is down (each instance then asks for itself rather than waiting on a store that is away).
+   */
+  async lock(key: string, ttlMs: number): Promise<boolean> {
+    const lock = this.#store.lock;
+    if (lock === undefined || this.degraded) return true;
+    try {
+      return await raceTimer(lock.call(this.#store, key, ttlMs), this.#timeoutMs, () => {
+        throw new StoreTimeout();
+      });
+    } catch {
+      this.#trip();
+      return true;
+    }
+  }
+
+  /** Releases a lock taken by {@link RateCache.lock}; a failure only lets the lock expire by itself. */
+  unlock(key: string): void {
+    const unlock = this.#store.unlock;
+    if (unlock === undefined || this.degraded) return;
+    this.#settle(() => unlock.call(this.#store, key));
+  }
+
+  // The local copy follows what the shared store says, so it is current when the store goes away.
+  #keepLocally(keys: readonly string[], entries: Entries): Entries {
+    const local = this.#local as MemoryRateStore;
+    for (let i = 0; i < keys.length; i++) {
+      const entry = entries[i];
+      if (entry === undefined) continue;
+      const key = keys[i] as string;
+      if (local.peek(key)?.fetchedAt !== entry.fetchedAt) local.set(key, frozenEntry(entry));
+    }
+    return entries;
+  }
+
+  #settle(operation: () => void | Promise<void>): void {
+    try {
+      const pending = operation();
+      if (isThenable(pending)) Promise.resolve(pending).catch(() => this.#trip());
+    } catch {
+      this.#trip();
+    }
+  }
+
+  #trip(): void {
+    this.#downUntil = Date.now() + this.#retryMs;
+  }
+}
