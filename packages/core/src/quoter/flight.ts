@@ -6,7 +6,8 @@ export type FlightOutcome = { kind: "answered"; entry: RateEntry } | { kind: "fa
 /**
  * One courier's question on one route, asked once however many quotes want it (they all wait on `promise`). Several
  * calls may be working on it at once (a batch and its hedge, or a call and a wait on another instance): the first
- * answer settles it; it fails only when every call working on it failed, with the last error.
+ * answer settles it. It fails when the courier's own call failed, or when every call working on it failed; an answer
+ * that arrives after that is still worth caching (see {@link Flight.answer}).
  */
 export class Flight {
   readonly promise: Promise<FlightOutcome>;
@@ -17,6 +18,7 @@ export class Flight {
   locked = false;
   #resolve!: (outcome: FlightOutcome) => void;
   #working = 0;
+  #lateAnswer = false;
 
   constructor(
     readonly key: string,
@@ -36,10 +38,16 @@ export class Flight {
     this.#working += 1;
   }
 
-  /** A call answered; `true` when it was the first answer (the one to cache). */
+  /**
+   * A call answered; `true` when this answer is the one to cache: the first answer, even if the question had already
+   * failed (a shared call answering after the courier's own call failed: the next quote gets it).
+   */
   answer(entry: RateEntry): boolean {
     this.#working -= 1;
-    return this.#settle({ kind: "answered", entry });
+    if (this.#settle({ kind: "answered", entry })) return true;
+    if (this.outcome?.kind !== "failed" || this.#lateAnswer) return false;
+    this.#lateAnswer = true;
+    return true;
   }
 
   /** A call gave up without an answer, and hands over to another call (a split batch) when there is one. */
@@ -47,10 +55,13 @@ export class Flight {
     this.#working -= 1;
   }
 
-  /** A call failed; the question fails when no other call is still working on it. */
-  fail(error: unknown): void {
+  /**
+   * A call failed. The question fails at once when it was the courier's own call (`own`), otherwise only when no
+   * other call is still working on it.
+   */
+  fail(error: unknown, own = false): void {
     this.#working -= 1;
-    if (this.#working <= 0) this.#settle({ kind: "failed", error });
+    if (own || this.#working <= 0) this.#settle({ kind: "failed", error });
   }
 
   #settle(outcome: FlightOutcome): boolean {

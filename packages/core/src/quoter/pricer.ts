@@ -132,9 +132,10 @@ export class Pricer {
     }
     if (mine.length === 0) return;
     const now = clock();
-    const together =
+    const healthy =
       hedgeMs !== undefined && request.batchable ? mine.filter((q) => !health.isIsolated(q.courier, now)) : [];
-    if (together.length >= 2) void this.#askTogether(request, together, hedgeMs as number);
+    const together = healthy.length >= 2 ? healthy : [];
+    if (together.length > 0) void this.#askTogether(request, together, hedgeMs as number);
     for (const question of mine) if (!together.includes(question)) void this.#askAlone(request, question);
   }
 
@@ -204,7 +205,7 @@ export class Pricer {
         this.#answered(question, []);
       } else {
         health.failed(question.courier, error, clock());
-        question.flight.fail(error);
+        question.flight.fail(error, true);
       }
     } finally {
       clearTimeout(slowTimer);
