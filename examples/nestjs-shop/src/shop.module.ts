@@ -2,10 +2,12 @@ import type { WebhookConsole } from "@kirimbayar/console";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import {
   createShopConsole,
+  createShopQuoting,
   type OrderRepository,
   pendingPaymentReferences,
   Shop,
   type ShopConfig,
+  type ShopQuoting,
   ShopWebhookHandlers,
   shopSecrets,
   shopVerifiers,
@@ -24,7 +26,15 @@ import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { CONSOLE_LINKS, ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import {
+  CONSOLE_LINKS,
+  ORDER_REPOSITORY,
+  SHOP,
+  SHOP_CONFIG,
+  SHOP_DATABASE,
+  SHOP_QUOTING,
+  SHOP_WEBHOOK_HANDLERS,
+} from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -40,6 +50,15 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.database.close();
+  }
+}
+
+/** Closes the rate quoter's Redis connection (if any) when the app shuts down. */
+class QuotingLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(SHOP_QUOTING) private readonly quoting: ShopQuoting) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.quoting.close();
   }
 }
 
@@ -160,21 +179,29 @@ export class ShopModule {
       imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal, webConsole)],
       controllers: [ShippingController, OrdersController],
       providers: [
+        // The checkout's rate quoter on the module's shipping client (prices in Redis when REDIS_URL is set).
+        {
+          provide: SHOP_QUOTING,
+          inject: [ShippingClient],
+          useFactory: (shipping: ShippingClient) => createShopQuoting(config, shipping),
+        },
+        QuotingLifecycle,
         {
           provide: SHOP,
-          inject: [ShippingClient, QrisClient, PaymentGatewayClient, ORDER_REPOSITORY, PublicUrl],
+          inject: [ShippingClient, QrisClient, PaymentGatewayClient, ORDER_REPOSITORY, PublicUrl, SHOP_QUOTING],
           useFactory: (
             shipping: ShippingClient,
             qris: QrisClient,
             payment: PaymentGatewayClient,
             orders: OrderRepository,
             publicUrl: PublicUrl,
+            quoting: ShopQuoting,
           ) =>
             new Shop({
               clients: { shipping, qris, payment },
+              quoter: quoting.quoter,
               orders,
               originId: config.shipping.originId,
-              couriers: config.shipping.couriers,
               qrisId: config.qris.qrisId,
               callbackApiKey: config.payment.callbackApiKey,
               publicBaseUrl: () => publicUrl.value,

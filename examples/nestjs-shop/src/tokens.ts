@@ -10,3 +10,5 @@ export const SHOP = Symbol("shop:shop");
 export const SHOP_WEBHOOK_HANDLERS = Symbol("shop:webhook-handlers");
 /** Injection token of what the webhook console gets from Nest after the module is defined (the reconciler). */
 export const CONSOLE_LINKS = Symbol("shop:console-links");
+/** Injection token of the shop's rate quoter and its connection ({@link ShopQuoting}). */
+export const SHOP_QUOTING = Symbol("shop:quoting");

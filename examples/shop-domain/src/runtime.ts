@@ -15,6 +15,7 @@ import { createShopConsole } from "./console.js";
 import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
+import { createShopQuoting, type ShopQuoting } from "./quoting.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
 import { pendingPaymentReferences } from "./reconciliation.js";
 import { Shop, type ShopClients } from "./shop.js";
@@ -43,6 +44,8 @@ export interface ShopRuntime {
   receivers: ShopReceivers;
   orders: OrderRepository;
   clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
+  /** Where the rate quoter caches prices: `"redis"` when `REDIS_URL` is set, `"memory"` otherwise. */
+  quoteCache: ShopQuoting["cache"];
   store: IdempotencyStore;
   /**
    * `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database, transactional
@@ -98,11 +101,12 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         : undefined;
   const orders: OrderRepository = database?.orders ?? new InMemoryOrderRepository();
   const now = options.now ?? (() => new Date());
+  const quoting: ShopQuoting = await createShopQuoting(config, clients.shipping);
   const shop = new Shop({
     clients,
+    quoter: quoting.quoter,
     orders,
     originId: config.shipping.originId,
-    couriers: config.shipping.couriers,
     qrisId: config.qris.qrisId,
     callbackApiKey: config.payment.callbackApiKey,
     publicBaseUrl: options.publicBaseUrl,
@@ -145,6 +149,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     receivers,
     orders,
     clients,
+    quoteCache: quoting.cache,
     store: idempotency.store,
     storeKind: idempotency.kind,
     journal,
@@ -167,6 +172,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
       await reconciling?.stop();
       await journal.close();
       await idempotency.close();
+      await quoting.close();
     },
   };
 }
