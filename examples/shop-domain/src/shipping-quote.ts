@@ -111,7 +111,7 @@ export function quoteView(quote: RateQuote): ShippingQuoteView {
         cost: option.cost,
         etd: option.etd,
         source: rates.source,
-        fetched_at: rates.fetchedAt?.toISOString() ?? null,
+        fetched_at: rates.fetchedAt === undefined ? null : new Date(rates.fetchedAt).toISOString(),
         stale: rates.stale,
       }),
     ),

@@ -40,7 +40,7 @@ describe("rankCostOptions", () => {
 
 describe("quoteView", () => {
   it("lists every courier's options with where each price came from, never badging a backup rate", () => {
-    const fetchedAt = new Date("2026-03-02T03:00:00.000Z");
+    const fetchedAt = Date.parse("2026-03-02T03:00:00.000Z");
     const view = quoteView({
       rates: [
         {

@@ -63,7 +63,6 @@ describe("rate quoter: bad options are refused when it is built", () => {
       {
         cache: {
           store: {
-            ...memoryRateStore(),
             get: () => [],
             set() {},
             delete() {},

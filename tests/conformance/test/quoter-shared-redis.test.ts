@@ -138,9 +138,9 @@ describe("rate quoters sharing Redis", () => {
         expect(quote.missing.filter((m) => m.courier !== "jne")).toEqual([]);
         for (const rates of quote.rates) {
           expect(["cache", "provider"]).toContain(rates.source);
-          expect(at - (rates.fetchedAt?.getTime() ?? Number.NEGATIVE_INFINITY)).toBeLessThanOrEqual(windows.maxAgeMs);
+          expect(at - (rates.fetchedAt ?? Number.NEGATIVE_INFINITY)).toBeLessThanOrEqual(windows.maxAgeMs);
           if (rates.source === "cache" && !rates.stale) {
-            expect(at - (rates.fetchedAt?.getTime() ?? 0)).toBeLessThanOrEqual(windows.freshMs);
+            expect(at - (rates.fetchedAt ?? 0)).toBeLessThanOrEqual(windows.freshMs);
           }
         }
       }

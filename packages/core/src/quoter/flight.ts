@@ -21,8 +21,11 @@ export class Flight {
   #lateAnswer = false;
 
   constructor(
-    readonly key: string,
+    /** The route key (everything the price depends on but the courier). */
+    readonly route: string,
     readonly courier: string,
+    /** Where the flight is tracked: route and courier. */
+    readonly key: string,
   ) {
     this.promise = new Promise((resolve) => {
       this.#resolve = resolve;

@@ -29,8 +29,9 @@ export interface PriceRequest {
   input: Readonly<Record<string, unknown>>;
   /** Whether these couriers may share a call (see {@link CostOperation.batchable}). */
   batchable: boolean;
+  /** The route key (see {@link RateStore}). */
+  route: string;
   couriers: readonly string[];
-  keys: readonly string[];
   /** When the entries the quote saw were fetched: a newer entry is the answer another instance was asked for. */
   seen: readonly (number | undefined)[];
 }
@@ -38,10 +39,12 @@ export interface PriceRequest {
 /** What a question of a {@link PriceRequest} is about. */
 interface Question {
   courier: string;
-  key: string;
   flight: Flight;
   seen: number | undefined;
 }
+
+/** Where a question is tracked in flight: its route and courier. */
+const flightKey = (route: string, courier: string) => `${route}\n${courier}`;
 
 /** Thrown (as a courier's failure) when another instance's call for a price never produced it. */
 export class QuoteWaitError extends KirimbayarError {
@@ -79,13 +82,14 @@ export class Pricer {
     const own: Question[] = [];
     let joined = 0;
     for (let i = 0; i < request.couriers.length; i++) {
-      const key = request.keys[i] as string;
+      const courier = request.couriers[i] as string;
+      const key = flightKey(request.route, courier);
       let flight = this.#flights.get(key);
       if (flight !== undefined) {
         joined += 1;
       } else {
-        flight = this.#track(new Flight(key, request.couriers[i] as string));
-        own.push({ courier: flight.courier, key, flight, seen: request.seen[i] });
+        flight = this.#track(new Flight(request.route, courier, key));
+        own.push({ courier, flight, seen: request.seen[i] });
       }
       flights.push(flight);
     }
@@ -93,9 +97,13 @@ export class Pricer {
     return { flights, joined };
   }
 
-  /** Questions in flight for `keys` (every one when omitted) are asked afresh next time, and their answers not cached. */
-  forget(keys?: readonly string[]): void {
-    const doomed = keys ?? [...this.#flights.keys()];
+  /**
+   * Questions in flight for these couriers of `route` (every question when omitted) are asked afresh next time, and
+   * their answers not cached.
+   */
+  forget(route?: string, couriers?: readonly string[]): void {
+    const doomed =
+      route === undefined ? [...this.#flights.keys()] : (couriers ?? []).map((courier) => flightKey(route, courier));
     for (const key of doomed) {
       const flight = this.#flights.get(key);
       if (flight === undefined) continue;
@@ -108,7 +116,7 @@ export class Pricer {
     this.#flights.set(flight.key, flight);
     void flight.promise.then(() => {
       if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key);
-      if (flight.locked) this.#settings.cache?.unlock(flight.key);
+      if (flight.locked) this.#settings.cache?.unlock(flight.route, flight.courier);
     });
     return flight;
   }
@@ -118,7 +126,7 @@ export class Pricer {
     let mine = questions;
     if (cache?.shared) {
       const lockMs = this.#settings.callTimeoutMs + 1_000;
-      const taken = await Promise.all(questions.map((q) => cache.lock(q.key, lockMs)));
+      const taken = await Promise.all(questions.map((q) => cache.lock(request.route, q.courier, lockMs)));
       mine = [];
       questions.forEach((question, i) => {
         if (taken[i]) {
@@ -222,7 +230,7 @@ export class Pricer {
     const lockMs = callTimeoutMs + 1_000;
     const deadline = performance.now() + lockMs + pollMs;
     const newer = async () => {
-      const [entry] = await store.read([question.key]);
+      const [entry] = await store.read(request.route, [question.courier]);
       return entry !== undefined && (question.seen === undefined || entry.fetchedAt > question.seen)
         ? entry
         : undefined;
@@ -234,7 +242,7 @@ export class Pricer {
         flight.answer(entry);
         return;
       }
-      if (!(await store.lock(question.key, lockMs))) continue;
+      if (!(await store.lock(request.route, question.courier, lockMs))) continue;
       flight.locked = true;
       const late = await newer();
       if (late !== undefined) {
@@ -258,7 +266,7 @@ export class Pricer {
     });
     if (!question.flight.answer(entry)) return;
     counter.fetched();
-    if (!question.flight.forgotten) cache?.write(question.key, entry, maxAgeMs);
+    if (!question.flight.forgotten) cache?.write(question.flight.route, question.courier, entry, maxAgeMs);
   }
 }
 

@@ -3,7 +3,7 @@ import { type ShippingInterface, shippingAccountOf } from "../shipping/account.j
 import { type BackupLookup, backupLookup } from "./backup.js";
 import { CourierHealth } from "./courier-health.js";
 import type { Flight } from "./flight.js";
-import { memoryRateStore } from "./memory-store.js";
+import { MemoryRateStore, memoryRateStore, type RouteSlot } from "./memory-store.js";
 import {
   type ChosenOperation,
   type CostInputOf,
@@ -15,10 +15,11 @@ import {
 import { type RateQuoterOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { Pricer } from "./pricer.js";
 import { RateCache } from "./rate-cache.js";
-import { type QuoteRequest, QuoteRequestReader, type ReadQuote } from "./request.js";
+import { idText, inputOf, type QuoteRequest, QuoteRequestReader, type ReadQuote } from "./request.js";
 import { QuoterCounter, type QuoterStats } from "./stats.js";
-import type { CourierRates, MissingCourier, RateEntry, RateQuote } from "./types.js";
-import { freshnessOf } from "./windows.js";
+import type { CourierRates, MissingCourier, RateEntry, RateQuote, RateStore } from "./types.js";
+import { exactWeight } from "./weight.js";
+import { type CacheWindows, freshnessOf } from "./windows.js";
 
 /**
  * Prices couriers for a checkout within a time budget, from a cache when it can (see {@link createRateQuoter}).
@@ -43,7 +44,30 @@ export interface RateQuoter<I> {
 
 type Entries = readonly (RateEntry | undefined)[];
 
+/** The code of each interface and cost operation in route keys. */
+const OPERATION_CODES: Readonly<Record<string, string>> = {
+  "current calculateDomesticCost": "cd",
+  "current calculateDistrictDomesticCost": "cdd",
+  "current calculateInternationalCost": "ci",
+  "pro calculateCost": "pc",
+  "pro calculateInternationalCost": "pi",
+  "starter calculateCost": "sc",
+};
+
 const NO_ENTRIES: Entries = [];
+/** Shared fresh quotes kept (one per route); the map is emptied when full, which only costs the next hits a build. */
+const SHARED_ANSWERS_KEPT = 1_000;
+
+/** A fresh quote kept for the same question: valid while its route's slot and version are unchanged. */
+interface SharedAnswer {
+  slot: Readonly<RouteSlot>;
+  version: number;
+  /** The oldest answer's fetch time: the quote is fresh while this one is. */
+  oldest: number;
+  /** Couriers it answers (for the stats). */
+  count: number;
+  quote: RateQuote;
+}
 const isPromise = <T>(value: unknown): value is Promise<T> => value instanceof Promise;
 
 function waitFor(flights: readonly Flight[], ms: number): Promise<void> | undefined {
@@ -69,6 +93,14 @@ function kindOf(client: object): ShippingInterface {
   const methods = client as Record<string, unknown>;
   if (typeof methods.calculateDomesticCost === "function") return "current";
   return typeof methods.getCurrency === "function" ? "pro" : "starter";
+}
+
+/** The couriers of a quote that share one route key (all of them, unless the billed weight tells them apart). */
+interface RouteGroup {
+  route: string;
+  couriers: readonly string[];
+  /** Their positions in the quote; `undefined` when the group is the whole quote. */
+  indexes: readonly number[] | undefined;
 }
 
 /** What a quote does for one courier: answer from the cache, ask the provider, or neither (it is cooling down). */
@@ -97,6 +129,13 @@ class Quoter<I> implements RateQuoter<I> {
   readonly #account: () => Promise<string>;
   readonly #clock: () => number;
   #prefix: string | undefined;
+  /** The store answers synchronously (the memory store). */
+  readonly #syncStore: boolean;
+  /** The quoter's memory store, when it has one (not a shared store): its hit path takes a shortcut. */
+  readonly #memory: MemoryRateStore | undefined;
+  /** The last quote answered wholly from fresh entries of the memory store, by origin, destination, weight. */
+  readonly #answers = new Map<string | number, Map<string | number, Map<number, SharedAnswer>>>();
+  #answersKept = 0;
 
   constructor(options: RateQuoterOptions<QuotableClient>) {
     if (options === null || typeof options !== "object") {
@@ -122,10 +161,13 @@ class Quoter<I> implements RateQuoter<I> {
     this.#clock = this.#settings.clock;
     this.#reader = new QuoteRequestReader(this.#settings.couriers, this.#settings.budgetMs, operation);
     const cache = this.#settings.cache;
+    this.#syncStore = cache?.store === undefined || cache.store instanceof MemoryRateStore;
+    const store = cache === undefined ? undefined : (cache.store ?? memoryRateStore());
+    this.#memory = store instanceof MemoryRateStore ? store : undefined;
     this.#cache =
       cache === undefined
         ? undefined
-        : new RateCache(cache.store ?? memoryRateStore(), {
+        : new RateCache(store as RateStore, {
             localMax: cache.localMax,
             timeoutMs: cache.storeTimeoutMs,
             retryMs: cache.storeRetryMs,
@@ -143,22 +185,34 @@ class Quoter<I> implements RateQuoter<I> {
       maxAgeMs: cache?.maxAgeMs ?? 0,
       pollMs: cache?.pollMs ?? 20,
     });
-    const suffix = `${label === undefined ? "" : `+${label.trim()}`} ${kind} ${operation.name} `;
+    // Short: a key is hashed on every lookup. 64 bits of the account's digest tell accounts apart; the interface
+    // and operation are one code each.
+    const suffix = `${label === undefined ? "" : `+${label.trim()}`} ${OPERATION_CODES[`${kind} ${operation.name}`]} `;
     this.#account = async () => {
-      const fingerprint = tag === undefined ? "custom" : await tag.fingerprint();
+      const fingerprint = tag === undefined ? "custom" : (await tag.fingerprint()).slice(0, 16);
       this.#prefix = `${fingerprint}${suffix}`;
       return this.#prefix;
     };
   }
 
   async quote(request: QuoteRequest<I>): Promise<RateQuote> {
-    const startedAt = performance.now();
+    // The budget runs from the call; with a memory store (answering at once) the clock is read only if the quote
+    // has to wait, which spares a cache hit the cost of reading it.
+    let startedAt = this.#syncStore ? undefined : performance.now();
     const read = this.#reader.read(request);
     const prefix = this.#prefix ?? (await this.#account());
-    const keys = this.#keys(prefix, read);
-    const found = this.#cache === undefined ? NO_ENTRIES : this.#cache.read(keys);
+    const shared = this.#sharedAnswer(read);
+    if (shared !== undefined) return shared;
+    const split = this.#routes(prefix, read);
+    const route = split === undefined ? this.#route(prefix, read, read.weight) : undefined;
+    const found = route === undefined ? this.#readRoutes(split ?? []) : this.#readRoute(route, read.couriers);
+    // No await for a memory store's synchronous answer: a cache hit costs no turn of the event loop.
     const entries = isPromise<Entries>(found) ? await found : found;
-    const plans = this.#plan(read, keys, entries);
+    const fresh = this.#allFresh(entries);
+    if (fresh !== undefined) return this.#answerFresh(read, route, entries, fresh);
+    startedAt ??= performance.now();
+    const groups = split ?? [{ route: route as string, couriers: read.couriers, indexes: undefined }];
+    const plans = this.#plan(read, groups, entries);
     const flights: Flight[] = [];
     for (const plan of plans) if (plan.flight !== undefined) flights.push(plan.flight);
     const waiting = waitFor(flights, read.budgetMs - (performance.now() - startedAt));
@@ -168,13 +222,20 @@ class Quoter<I> implements RateQuoter<I> {
 
   async invalidate(request: QuoteRequest<I>): Promise<void> {
     const read = this.#reader.read(request);
-    const keys = this.#keys(this.#prefix ?? (await this.#account()), read);
-    this.#pricer.forget(keys);
-    await this.#cache?.delete(keys);
+    const prefix = this.#prefix ?? (await this.#account());
+    const groups = this.#routes(prefix, read) ?? [
+      { route: this.#route(prefix, read, read.weight), couriers: read.couriers, indexes: undefined },
+    ];
+    for (const group of groups) {
+      this.#pricer.forget(group.route, group.couriers);
+      await this.#cache?.delete(group.route, group.couriers);
+    }
   }
 
   async invalidateAll(): Promise<void> {
     const prefix = this.#prefix ?? (await this.#account());
+    this.#answers.clear();
+    this.#answersKept = 0;
     this.#pricer.forget();
     await this.#cache?.deletePrefix(prefix);
   }
@@ -183,28 +244,137 @@ class Quoter<I> implements RateQuoter<I> {
     return this.#counter.snapshot();
   }
 
-  #keys(prefix: string, read: ReadQuote): string[] {
-    const billed = this.#settings.cache?.billedWeight;
-    const keys = new Array<string>(read.couriers.length);
-    for (let i = 0; i < keys.length; i++) {
-      const courier = read.couriers[i] as string;
-      const weight = billed === undefined ? read.weight : billed(read.weight, courier);
+  // A route key: account and operation (the prefix), origin, destination, other input fields, billed weight.
+  // Origin and destination never hold whitespace, so the fields cannot run into each other.
+  #route(prefix: string, read: ReadQuote, weight: number): string {
+    return `${prefix}${idText(read.origin)} ${idText(read.destination)} ${read.extrasKey} ${weight}`;
+  }
+
+  /**
+   * The couriers grouped by route key: `undefined` when every courier shares the quote's own weight (the default
+   * rule, and the hit path: nothing allocated), else one group per billed weight.
+   */
+  #routes(prefix: string, read: ReadQuote): readonly RouteGroup[] | undefined {
+    const billed = this.#settings.cache?.billedWeight ?? exactWeight;
+    if (billed === exactWeight) return undefined;
+    const groups = new Map<string, RouteGroup & { couriers: string[]; indexes: number[] }>();
+    read.couriers.forEach((courier, index) => {
+      const weight = billed(read.weight, courier);
       if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
         throw new ConfigurationError("cache.billedWeight", "cache.billedWeight must return a positive number of grams");
       }
-      keys[i] = `${prefix}${read.route} ${weight} ${courier}`;
-    }
-    return keys;
+      const route = this.#route(prefix, read, weight);
+      let group = groups.get(route);
+      if (group === undefined) {
+        group = { route, couriers: [], indexes: [] };
+        groups.set(route, group);
+      }
+      group.couriers.push(courier);
+      group.indexes.push(index);
+    });
+    return [...groups.values()];
   }
 
-  #plan(read: ReadQuote, keys: readonly string[], entries: Entries): Plan[] {
+  #readRoute(route: string, couriers: readonly string[]): Entries | Promise<Entries> {
+    return this.#cache === undefined ? NO_ENTRIES : this.#cache.read(route, couriers);
+  }
+
+  // Several routes (couriers billed at different weights): read together, answers put back in the quote's order.
+  async #readRoutes(groups: readonly RouteGroup[]): Promise<Entries> {
+    const read = await Promise.all(groups.map((group) => this.#readRoute(group.route, group.couriers)));
+    const entries: (RateEntry | undefined)[] = [];
+    groups.forEach((group, g) => {
+      group.indexes?.forEach((index, i) => {
+        entries[index] = read[g]?.[i];
+      });
+    });
+    return entries;
+  }
+
+  // The hit path: when every courier's answer is fresh, the quote is assembled at once, with no plan or flight.
+  #allFresh(entries: Entries): number | undefined {
+    const windows = this.#settings.cache;
+    if (windows === undefined || entries.length === 0) return undefined;
+    const now = this.#clock();
+    for (const entry of entries) {
+      if (entry === undefined || now - entry.fetchedAt > windows.freshMs) return undefined;
+    }
+    return now;
+  }
+
+  /**
+   * The hit path of a memory store: the quote last built for the same question (the quoter's couriers, no other
+   * field), looked up by origin, destination and weight themselves (no key to build), while its route holds the same
+   * answers (the slot's version has not moved: no write, delete or eviction since) and every one is still fresh.
+   */
+  #sharedAnswer(read: ReadQuote): RateQuote | undefined {
+    if (read.couriers !== this.#settings.couriers || read.extrasKey !== "") return undefined;
+    const memo = this.#answers.get(read.origin)?.get(read.destination)?.get(read.weight);
+    if (memo === undefined || memo.slot.version !== memo.version) return undefined;
+    const now = this.#clock();
+    if (now - memo.oldest > (this.#settings.cache as CacheWindows).freshMs) return undefined;
+    this.#counter.hit(memo.count, now);
+    return memo.quote;
+  }
+
+  // A fresh hit: built once and frozen; with a memory store, kept for the same question (see #sharedAnswer).
+  #answerFresh(read: ReadQuote, route: string | undefined, entries: Entries, now: number): RateQuote {
+    this.#counter.hit(entries.length, now);
+    const rates: CourierRates[] = [];
+    const missing: MissingCourier[] = [];
+    let oldest = now;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as RateEntry;
+      const courier = read.couriers[i] as string;
+      if (entry.fetchedAt < oldest) oldest = entry.fetchedAt;
+      if (entry.options.length === 0) {
+        missing.push(Object.freeze({ courier, reason: "not_served" as const, fetchedAt: entry.fetchedAt }));
+      } else {
+        const options = entry.options;
+        rates.push(
+          Object.freeze({ courier, options, source: "cache" as const, fetchedAt: entry.fetchedAt, stale: false }),
+        );
+      }
+    }
+    const quote: RateQuote = Object.freeze({
+      rates: Object.freeze(rates) as CourierRates[],
+      missing: Object.freeze(missing) as MissingCourier[],
+      complete: true,
+    });
+    const slot = route === undefined ? undefined : this.#memory?.slot(route);
+    if (slot !== undefined && read.couriers === this.#settings.couriers && read.extrasKey === "") {
+      this.#keep(read, { slot, version: slot.version, oldest, count: entries.length, quote });
+    }
+    return quote;
+  }
+
+  #keep(read: ReadQuote, answer: SharedAnswer): void {
+    if (this.#answersKept >= SHARED_ANSWERS_KEPT) {
+      this.#answers.clear();
+      this.#answersKept = 0;
+    }
+    let byDestination = this.#answers.get(read.origin);
+    if (byDestination === undefined) {
+      byDestination = new Map();
+      this.#answers.set(read.origin, byDestination);
+    }
+    let byWeight = byDestination.get(read.destination);
+    if (byWeight === undefined) {
+      byWeight = new Map();
+      byDestination.set(read.destination, byWeight);
+    }
+    if (!byWeight.has(read.weight)) this.#answersKept += 1;
+    byWeight.set(read.weight, answer);
+  }
+
+  #plan(read: ReadQuote, groups: readonly RouteGroup[], entries: Entries): Plan[] {
     const windows = this.#settings.cache;
     const now = this.#clock();
-    const plans = new Array<Plan>(keys.length);
+    const plans = new Array<Plan>(entries.length > 0 ? entries.length : read.couriers.length);
     let hits = 0;
     const ask: number[] = [];
     const refresh: number[] = [];
-    for (let i = 0; i < keys.length; i++) {
+    for (let i = 0; i < plans.length; i++) {
       const entry = entries[i];
       const freshness =
         entry === undefined || windows === undefined
@@ -229,9 +399,9 @@ class Quoter<I> implements RateQuoter<I> {
       if (plan.cooling === undefined) ask.push(i);
     }
     this.#counter.saved("cache_hit", hits);
-    if (refresh.length > 0) this.#ask(read, keys, entries, refresh);
+    if (refresh.length > 0) this.#ask(read, groups, entries, refresh);
     if (ask.length > 0) {
-      const flights = this.#ask(read, keys, entries, ask);
+      const flights = this.#ask(read, groups, entries, ask);
       ask.forEach((index, n) => {
         (plans[index] as Plan).flight = flights[n];
       });
@@ -239,16 +409,27 @@ class Quoter<I> implements RateQuoter<I> {
     return plans;
   }
 
-  #ask(read: ReadQuote, keys: readonly string[], entries: Entries, indexes: readonly number[]): Flight[] {
-    const { flights, joined } = this.#pricer.ask({
-      input: read.input,
-      batchable: this.#operation.batchable(read.extras),
-      couriers: indexes.map((i) => read.couriers[i] as string),
-      keys: indexes.map((i) => keys[i] as string),
-      seen: indexes.map((i) => entries[i]?.fetchedAt),
-    });
-    this.#counter.saved("coalesced", joined);
-    return flights;
+  // Asks for the couriers at `indexes`, route by route; the flights come back in the order of `indexes`.
+  #ask(read: ReadQuote, groups: readonly RouteGroup[], entries: Entries, indexes: readonly number[]): Flight[] {
+    const input = inputOf(read);
+    const batchable = this.#operation.batchable(read.extras);
+    const flightOf = new Map<number, Flight>();
+    for (const group of groups) {
+      const mine = indexes.filter((index) => group.indexes === undefined || group.indexes.includes(index));
+      if (mine.length === 0) continue;
+      const { flights, joined } = this.#pricer.ask({
+        input,
+        batchable,
+        route: group.route,
+        couriers: mine.map((i) => read.couriers[i] as string),
+        seen: mine.map((i) => entries[i]?.fetchedAt),
+      });
+      this.#counter.saved("coalesced", joined);
+      mine.forEach((index, n) => {
+        flightOf.set(index, flights[n] as Flight);
+      });
+    }
+    return indexes.map((index) => flightOf.get(index) as Flight);
   }
 
   #answer(read: ReadQuote, plans: readonly Plan[]): RateQuote {
@@ -264,13 +445,13 @@ class Quoter<I> implements RateQuoter<I> {
       const answered = plan.serve ? plan.entry : outcome?.kind === "answered" ? outcome.entry : undefined;
       if (answered !== undefined) {
         if (answered.options.length === 0) {
-          missing.push({ courier, reason: "not_served", fetchedAt: new Date(answered.fetchedAt) });
+          missing.push({ courier, reason: "not_served", fetchedAt: answered.fetchedAt });
         } else {
           rates.push({
             courier,
             options: answered.options,
             source: plan.serve ? "cache" : "provider",
-            fetchedAt: new Date(answered.fetchedAt),
+            fetchedAt: answered.fetchedAt,
             stale: plan.stale,
           });
         }
@@ -281,13 +462,13 @@ class Quoter<I> implements RateQuoter<I> {
       if (plan.fallback !== undefined) {
         staleIfError += 1;
         if (plan.fallback.options.length === 0) {
-          missing.push({ courier, reason: "not_served", fetchedAt: new Date(plan.fallback.fetchedAt) });
+          missing.push({ courier, reason: "not_served", fetchedAt: plan.fallback.fetchedAt });
         } else {
           rates.push({
             courier,
             options: plan.fallback.options,
             source: "cache",
-            fetchedAt: new Date(plan.fallback.fetchedAt),
+            fetchedAt: plan.fallback.fetchedAt,
             stale: true,
           });
         }

@@ -11,7 +11,7 @@ const isThenable = <T>(value: unknown): value is PromiseLike<T> =>
 class StoreTimeout extends Error {}
 
 /**
- * The quoter's view of its store. A memory store is used as it is. Any other store (Redis, your own) is shared or
+ * The quoter's view of its store, route by route. A memory store is used as it is. Any other store (Redis, your own) is shared or
  * remote, so beside it the quoter keeps a local memory copy of every answer it reads or writes, and when the store
  * fails or does not answer within `timeoutMs` it answers from that copy and the provider instead, and leaves the store
  * alone for `retryMs` (so an outage costs one time-out per `retryMs`, not one per quote). Reads go to the shared
@@ -41,41 +41,41 @@ export class RateCache {
     return this.#local !== undefined && Date.now() < this.#downUntil;
   }
 
-  /** The entries under `keys`: synchronously from a memory store, else a promise that never rejects. */
-  read(keys: readonly string[]): Entries | Promise<Entries> {
+  /** The answers of `couriers` on route `key`: synchronously from a memory store, else a promise that never rejects. */
+  read(key: string, couriers: readonly string[]): Entries | Promise<Entries> {
     const local = this.#local;
-    if (local === undefined) return this.#store.get(keys) as Entries;
-    if (this.degraded) return local.get(keys);
+    if (local === undefined) return this.#store.get(key, couriers) as Entries;
+    if (this.degraded) return local.get(key, couriers);
     let answer: Entries | PromiseLike<Entries>;
     try {
-      answer = this.#store.get(keys);
+      answer = this.#store.get(key, couriers);
     } catch {
       this.#trip();
-      return local.get(keys);
+      return local.get(key, couriers);
     }
-    if (!isThenable<Entries>(answer)) return this.#keepLocally(keys, answer);
+    if (!isThenable<Entries>(answer)) return this.#keepLocally(key, couriers, answer);
     return raceTimer(Promise.resolve(answer), this.#timeoutMs, () => {
       throw new StoreTimeout();
     }).then(
-      (entries) => this.#keepLocally(keys, entries),
+      (entries) => this.#keepLocally(key, couriers, entries),
       () => {
         this.#trip();
-        return local.get(keys);
+        return local.get(key, couriers);
       },
     );
   }
 
-  /** Keeps `entry` for `ttlMs`; a failing store is noted, never thrown (the answer is still served). */
-  write(key: string, entry: RateEntry, ttlMs: number): void {
-    this.#local?.set(key, entry);
+  /** Keeps `courier`'s answer on route `key` for `ttlMs`; a failing store is noted, never thrown. */
+  write(key: string, courier: string, entry: RateEntry, ttlMs: number): void {
+    this.#local?.set(key, courier, entry);
     if (this.degraded) return;
-    this.#settle(() => this.#store.set(key, entry, ttlMs));
+    this.#settle(() => this.#store.set(key, courier, entry, ttlMs));
   }
 
-  /** Drops the entries under `keys`, here and in the store. */
-  async delete(keys: readonly string[]): Promise<void> {
-    this.#local?.delete(keys);
-    await this.#store.delete(keys);
+  /** Drops these couriers' answers on route `key`, here and in the store. */
+  async delete(key: string, couriers: readonly string[]): Promise<void> {
+    this.#local?.delete(key, couriers);
+    await this.#store.delete(key, couriers);
   }
 
   /** Drops every entry under `prefix`, here and in the store. */
@@ -88,11 +88,11 @@ export class RateCache {
    * Takes the store's short lock on `key`. `true` means "ask the provider yourself": the lock was taken, or the store
    * has no locks, or it is down (each instance then asks for itself rather than waiting on a store that is away).
    */
-  async lock(key: string, ttlMs: number): Promise<boolean> {
+  async lock(key: string, courier: string, ttlMs: number): Promise<boolean> {
     const lock = this.#store.lock;
     if (lock === undefined || this.degraded) return true;
     try {
-      return await raceTimer(lock.call(this.#store, key, ttlMs), this.#timeoutMs, () => {
+      return await raceTimer(lock.call(this.#store, key, courier, ttlMs), this.#timeoutMs, () => {
         throw new StoreTimeout();
       });
     } catch {
@@ -102,20 +102,21 @@ export class RateCache {
   }
 
   /** Releases a lock taken by {@link RateCache.lock}; a failure only lets the lock expire by itself. */
-  unlock(key: string): void {
+  unlock(key: string, courier: string): void {
     const unlock = this.#store.unlock;
     if (unlock === undefined || this.degraded) return;
-    this.#settle(() => unlock.call(this.#store, key));
+    this.#settle(() => unlock.call(this.#store, key, courier));
   }
 
   // The local copy follows what the shared store says, so it is current when the store goes away.
-  #keepLocally(keys: readonly string[], entries: Entries): Entries {
+  #keepLocally(key: string, couriers: readonly string[], entries: Entries): Entries {
     const local = this.#local as MemoryRateStore;
-    for (let i = 0; i < keys.length; i++) {
+    const route = local.peek(key);
+    for (let i = 0; i < couriers.length; i++) {
       const entry = entries[i];
       if (entry === undefined) continue;
-      const key = keys[i] as string;
-      if (local.peek(key)?.fetchedAt !== entry.fetchedAt) local.set(key, frozenEntry(entry));
+      const courier = couriers[i] as string;
+      if (route?.get(courier)?.fetchedAt !== entry.fetchedAt) local.set(key, courier, frozenEntry(entry));
     }
     return entries;
   }

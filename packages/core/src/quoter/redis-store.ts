@@ -17,6 +17,8 @@ export interface RedisRateStoreOptions {
 
 // Deletes the lock only if this instance still holds it (it may have expired and been taken by another).
 const UNLOCK_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`;
+// One courier's answer into its route's hash, and the hash kept until the max age after its latest answer.
+const SET_SCRIPT = `redis.call("HSET", KEYS[1], ARGV[1], ARGV[2]) return redis.call("PEXPIRE", KEYS[1], ARGV[3])`;
 const SCAN_ROUNDS_LIMIT = 100_000;
 
 const globEscaped = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
@@ -31,12 +33,14 @@ function entryOf(value: unknown): RateEntry | undefined {
   }
 }
 
+const ttlOf = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
+
 /**
- * Courier answers in Redis, shared by every instance of the shop: `MGET` of a quote's couriers in one round trip,
- * entries as JSON with a `PX` expiry of the quoter's maximum age, and a short `SET NX PX` lock per question so that
- * identical questions asked at once by several instances reach the provider once. Bring your own ioredis or
- * node-redis client (Redis is an optional peer: nothing is added to your dependencies). When Redis fails or is slow,
- * the quoter answers from its local memory copy and the provider, and tries Redis again a second later.
+ * Courier answers in Redis, shared by every instance of the shop: one hash per route, a field per courier (JSON), so
+ * a quote is one `HMGET`; the hash expires the quoter's maximum age after its latest answer. A short `SET NX PX` lock
+ * per question lets identical questions asked at once by several instances reach the provider once. Bring your own
+ * ioredis or node-redis client (Redis is an optional peer: nothing is added to your dependencies). When Redis fails
+ * or is slow, the quoter answers from its local memory copy and the provider, and tries Redis again a second later.
  *
  * Create the client so that it fails fast while disconnected (ioredis `enableOfflineQueue: false`, node-redis
  * `disableOfflineQueue: true`): a queued command only makes the quoter wait for its time limit.
@@ -64,20 +68,19 @@ export class RedisRateStore implements RateStore {
     this.#prefix = prefix;
   }
 
-  async get(keys: readonly string[]): Promise<(RateEntry | undefined)[]> {
-    if (keys.length === 0) return [];
-    const reply = await this.#send(["MGET", ...keys.map((key) => this.#prefix + key)]);
-    if (!Array.isArray(reply)) throw new TypeError("Redis answered MGET with something else than a list");
+  async get(key: string, couriers: readonly string[]): Promise<(RateEntry | undefined)[]> {
+    if (couriers.length === 0) return [];
+    const reply = await this.#send(["HMGET", this.#prefix + key, ...couriers]);
+    if (!Array.isArray(reply)) throw new TypeError("Redis answered HMGET with something else than a list");
     return reply.map(entryOf);
   }
 
-  async set(key: string, entry: RateEntry, ttlMs: number): Promise<void> {
-    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
-    await this.#send(["SET", this.#prefix + key, JSON.stringify(entry), "PX", ttl]);
+  async set(key: string, courier: string, entry: RateEntry, ttlMs: number): Promise<void> {
+    await this.#send(["EVAL", SET_SCRIPT, "1", this.#prefix + key, courier, JSON.stringify(entry), ttlOf(ttlMs)]);
   }
 
-  async delete(keys: readonly string[]): Promise<void> {
-    if (keys.length > 0) await this.#send(["DEL", ...keys.map((key) => this.#prefix + key)]);
+  async delete(key: string, couriers: readonly string[]): Promise<void> {
+    if (couriers.length > 0) await this.#send(["HDEL", this.#prefix + key, ...couriers]);
   }
 
   async deletePrefix(prefix: string): Promise<void> {
@@ -92,20 +95,26 @@ export class RedisRateStore implements RateStore {
     }
   }
 
-  async lock(key: string, ttlMs: number): Promise<boolean> {
+  async lock(key: string, courier: string, ttlMs: number): Promise<boolean> {
+    const lockKey = this.#lockKey(key, courier);
     const token = crypto.randomUUID();
-    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
-    const reply = await this.#send(["SET", `${this.#prefix}${key}:lock`, token, "NX", "PX", ttl]);
+    const reply = await this.#send(["SET", lockKey, token, "NX", "PX", ttlOf(ttlMs)]);
     if (reply === null || reply === undefined) return false;
-    this.#tokens.set(key, token);
+    this.#tokens.set(lockKey, token);
     return true;
   }
 
-  async unlock(key: string): Promise<void> {
-    const token = this.#tokens.get(key);
+  async unlock(key: string, courier: string): Promise<void> {
+    const lockKey = this.#lockKey(key, courier);
+    const token = this.#tokens.get(lockKey);
     if (token === undefined) return;
-    this.#tokens.delete(key);
-    await this.#send(["EVAL", UNLOCK_SCRIPT, "1", `${this.#prefix}${key}:lock`, token]);
+    this.#tokens.delete(lockKey);
+    await this.#send(["EVAL", UNLOCK_SCRIPT, "1", lockKey, token]);
+  }
+
+  // A route key ends with its weight (digits), so "<route>:lock:<courier>" is never a route's hash.
+  #lockKey(key: string, courier: string): string {
+    return `${this.#prefix}${key}:lock:${courier}`;
   }
 }
 

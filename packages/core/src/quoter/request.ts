@@ -24,15 +24,14 @@ export interface ReadQuote {
   origin: string | number;
   destination: string | number;
   weight: number;
-  /** The operation's input without `courier`. */
-  input: Record<string, unknown>;
   /** The fields beyond origin, destination and weight (price, types, dimensions...). */
-  extras: Record<string, unknown>;
-  /** Origin, destination and extras, canonical: the part of a cache key every courier of the quote shares. */
-  route: string;
+  extras: Readonly<Record<string, unknown>>;
+  /** The extras, canonical (sorted, JSON values): part of the route key. */
+  extrasKey: string;
 }
 
 const ROUTE_FIELDS = new Set(["origin", "destination", "weight", "couriers", "budgetMs"]);
+const NO_EXTRAS: Readonly<Record<string, unknown>> = Object.freeze({});
 const VALID_EXTRAS_KEPT = 1_000;
 
 // An id as the cost forms take it: a positive integer, or a non-empty string without whitespace (ids read back
@@ -41,6 +40,25 @@ const validId = (value: unknown): value is string | number =>
   typeof value === "number"
     ? Number.isInteger(value) && value > 0
     : typeof value === "string" && value.trim() !== "" && !/\s/.test(value.trim());
+
+/**
+ * An id as it appears in a route key: numbers as they are, strings trimmed (`501` and `"501"` are the same id on the
+ * wire, so they share a key).
+ *
+ * @example
+ * idText(" 501 "); // "501"
+ */
+export const idText = (id: string | number): string | number => (typeof id === "number" ? id : id.trim());
+
+/**
+ * The operation's input of a checked quote, without `courier`: what the provider is sent.
+ *
+ * @example
+ * inputOf(read); // { origin: 31555, destination: 68423, weight: 1200, price: "lowest" }
+ */
+export function inputOf(read: ReadQuote): Record<string, unknown> {
+  return Object.assign({ origin: read.origin, destination: read.destination, weight: read.weight }, read.extras);
+}
 
 /**
  * Checks quote inputs by hand (a cache hit must cost next to nothing), and the operation's other fields once per
@@ -74,50 +92,90 @@ export class QuoteRequestReader {
       );
     }
     const given = request as Record<string, unknown>;
-    const issues: ValidationIssue[] = [];
     const { origin, destination, weight } = given;
-    if (!validId(origin))
-      issues.push({ path: "origin", message: "must be a positive integer id or an id without whitespace" });
-    if (!validId(destination)) {
-      issues.push({ path: "destination", message: "must be a positive integer id or an id without whitespace" });
-    }
-    if (typeof weight !== "number" || !Number.isInteger(weight) || weight <= 0) {
-      issues.push({ path: "weight", message: "must be an integer number of grams above 0" });
-    }
-    const couriers = given.couriers === undefined ? this.#couriers : this.#subset(given.couriers, issues);
     const budgetMs = given.budgetMs === undefined ? this.#budgetMs : given.budgetMs;
-    if (typeof budgetMs !== "number" || !Number.isInteger(budgetMs) || budgetMs < 1 || budgetMs > 60_000) {
-      issues.push({ path: "budgetMs", message: "must be an integer number of milliseconds from 1 to 60000" });
+    const chosen = given.couriers;
+    const valid =
+      validId(origin) &&
+      validId(destination) &&
+      typeof weight === "number" &&
+      Number.isInteger(weight) &&
+      weight > 0 &&
+      typeof budgetMs === "number" &&
+      Number.isInteger(budgetMs) &&
+      budgetMs >= 1 &&
+      budgetMs <= 60_000;
+    const couriers = chosen === undefined ? this.#couriers : this.#subset(chosen);
+    if (!valid || couriers === undefined) throw this.#invalid(given, budgetMs);
+    let extrasKey = "";
+    let extras = NO_EXTRAS;
+    for (const name in given) {
+      if (!ROUTE_FIELDS.has(name) && given[name] !== undefined) {
+        ({ extras, extrasKey } = this.#extras(given));
+        break;
+      }
     }
-    const input: Record<string, unknown> = { origin, destination, weight };
+    if (extrasKey !== "" && !this.#validExtras.has(extrasKey)) {
+      this.#checkExtras({ origin, destination, weight, ...extras }, couriers, extrasKey);
+    }
+    return {
+      couriers,
+      budgetMs,
+      origin,
+      destination,
+      weight,
+      extras,
+      extrasKey,
+    };
+  }
+
+  // The fields beyond the route's, sorted by name, and their canonical text.
+  #extras(given: Record<string, unknown>): { extras: Record<string, unknown>; extrasKey: string } {
     const extras: Record<string, unknown> = {};
     let extrasKey = "";
     for (const name of Object.keys(given).sort()) {
       const value = given[name];
       if (ROUTE_FIELDS.has(name) || value === undefined) continue;
-      input[name] = value;
       extras[name] = value;
       extrasKey += `${extrasKey === "" ? "" : "&"}${name}=${JSON.stringify(value)}`;
     }
-    if (issues.length > 0) throw new RequestValidationError(issues, "quote");
-    if (extrasKey !== "" && !this.#validExtras.has(extrasKey)) this.#checkExtras(input, couriers, extrasKey);
-    return {
-      couriers,
-      budgetMs: budgetMs as number,
-      origin: origin as string | number,
-      destination: destination as string | number,
-      weight: weight as number,
-      input,
-      extras,
-      route: `${String(origin).trim()} ${String(destination).trim()} ${extrasKey}`,
-    };
+    return { extras, extrasKey };
   }
 
-  #subset(list: unknown, issues: ValidationIssue[]): string[] {
-    if (!Array.isArray(list) || list.length === 0) {
-      issues.push({ path: "couriers", message: "must be a non-empty list of the quoter's courier codes" });
-      return [];
+  // Every problem of an invalid quote at once (the slow path: only when something is wrong).
+  #invalid(given: Record<string, unknown>, budgetMs: unknown): RequestValidationError {
+    const issues: ValidationIssue[] = [];
+    const { origin, destination, weight } = given;
+    const idProblem = "must be a positive integer id or an id without whitespace";
+    if (!validId(origin)) issues.push({ path: "origin", message: idProblem });
+    if (!validId(destination)) issues.push({ path: "destination", message: idProblem });
+    if (typeof weight !== "number" || !Number.isInteger(weight) || weight <= 0) {
+      issues.push({ path: "weight", message: "must be an integer number of grams above 0" });
     }
+    if (given.couriers !== undefined) issues.push(...this.#courierIssues(given.couriers));
+    if (typeof budgetMs !== "number" || !Number.isInteger(budgetMs) || budgetMs < 1 || budgetMs > 60_000) {
+      issues.push({ path: "budgetMs", message: "must be an integer number of milliseconds from 1 to 60000" });
+    }
+    return new RequestValidationError(issues, "quote");
+  }
+
+  // The chosen couriers, normalised; `undefined` when one is unknown or listed twice (see #courierIssues).
+  #subset(list: unknown): string[] | undefined {
+    if (!Array.isArray(list) || list.length === 0) return undefined;
+    const chosen: string[] = [];
+    for (const raw of list) {
+      const code = typeof raw === "string" ? raw.trim().toLowerCase() : "";
+      if (!this.#known.has(code) || chosen.includes(code)) return undefined;
+      chosen.push(code);
+    }
+    return chosen;
+  }
+
+  #courierIssues(list: unknown): ValidationIssue[] {
+    if (!Array.isArray(list) || list.length === 0) {
+      return [{ path: "couriers", message: "must be a non-empty list of the quoter's courier codes" }];
+    }
+    const issues: ValidationIssue[] = [];
     const chosen: string[] = [];
     list.forEach((raw, index) => {
       const code = typeof raw === "string" ? raw.trim().toLowerCase() : "";
@@ -132,7 +190,7 @@ export class QuoteRequestReader {
         chosen.push(code);
       }
     });
-    return chosen;
+    return issues;
   }
 
   // The operation's own fields (price, origin/destination types, dimensions...) through the client's schema, as one

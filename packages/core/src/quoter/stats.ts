@@ -93,6 +93,17 @@ export class QuoterCounter {
     });
   }
 
+  /** A quote answered wholly from fresh cached answers (`count` couriers), counted in one go on the hit path. */
+  hit(count: number, now: number): void {
+    this.#total.quotes += 1;
+    this.#total.savedByCache += count;
+    if (now >= this.#dayEndsAt || now < this.#dayStartsAt) this.#rollDay(now);
+    this.#today.quotes += 1;
+    this.#today.savedByCache += count;
+    this.#saved?.add(count, { "kirimbayar.operation": this.#operation, "kirimbayar.reason": "cache_hit" });
+    this.#quotes?.add(1, { "kirimbayar.operation": this.#operation, "kirimbayar.complete": true });
+  }
+
   quote(complete: boolean): void {
     this.#add("quotes", 1);
     this.#quotes?.add(1, { "kirimbayar.operation": this.#operation, "kirimbayar.complete": complete });

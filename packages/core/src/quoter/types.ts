@@ -36,35 +36,44 @@ export interface RateEntry {
 }
 
 /**
- * Where a quoter keeps prices: small enough to write your own (a database table, Memcached, a CDN KV). Methods may
- * answer synchronously or with a promise. A store that throws or rejects is treated as down: the quoter answers
- * from its local memory and the provider until it works again.
+ * Where a quoter keeps prices: small enough to write your own (a database table, Memcached, a KV store). Answers are
+ * grouped by route: `key` names everything a price depends on but the courier (account, operation, origin,
+ * destination, billed weight, other input fields), and each courier's answer is a field under it, so a quote of five
+ * couriers is one lookup. Methods may answer synchronously or with a promise. A store that throws or rejects is
+ * treated as down: the quoter answers from its local memory and the provider until it works again.
  *
  * @example
+ * const routes = new Map<string, Map<string, RateEntry>>();
  * const store: RateStore = {
- *   get: (keys) => keys.map((key) => map.get(key)),
- *   set: (key, entry) => void map.set(key, entry),
- *   delete: (keys) => keys.forEach((key) => map.delete(key)),
- *   deletePrefix: (prefix) => [...map.keys()].filter((k) => k.startsWith(prefix)).forEach((k) => map.delete(k)),
+ *   get: (key, couriers) => couriers.map((courier) => routes.get(key)?.get(courier)),
+ *   set: (key, courier, entry) => void routes.set(key, (routes.get(key) ?? new Map()).set(courier, entry)),
+ *   delete: (key, couriers) => couriers.forEach((courier) => routes.get(key)?.delete(courier)),
+ *   deletePrefix: (prefix) => [...routes.keys()].filter((k) => k.startsWith(prefix)).forEach((k) => routes.delete(k)),
  * };
  */
 export interface RateStore {
-  /** The entries under `keys`, in order (`undefined` where there is none). */
-  get(keys: readonly string[]): readonly (RateEntry | undefined)[] | Promise<readonly (RateEntry | undefined)[]>;
-  /** Keeps `entry` under `key`; it may be dropped after `ttlMs` (the quoter never serves it past its max age anyway). */
-  set(key: string, entry: RateEntry, ttlMs: number): void | Promise<void>;
-  /** Drops these entries (explicit invalidation). */
-  delete(keys: readonly string[]): void | Promise<void>;
-  /** Drops every entry whose key starts with `prefix` (all prices of one account). */
+  /** The answers of `couriers` on the route `key`, in order (`undefined` where there is none). */
+  get(
+    key: string,
+    couriers: readonly string[],
+  ): readonly (RateEntry | undefined)[] | Promise<readonly (RateEntry | undefined)[]>;
+  /**
+   * Keeps `courier`'s answer on route `key`; it may be dropped after `ttlMs` (the quoter never serves it past its max
+   * age anyway).
+   */
+  set(key: string, courier: string, entry: RateEntry, ttlMs: number): void | Promise<void>;
+  /** Drops these couriers' answers on route `key` (explicit invalidation). */
+  delete(key: string, couriers: readonly string[]): void | Promise<void>;
+  /** Drops every route whose key starts with `prefix` (all prices of one account and operation). */
   deletePrefix(prefix: string): void | Promise<void>;
   /**
-   * Shared stores only: takes a short lock on `key` for `ttlMs`; `true` when this instance got it and should ask the
-   * provider, `false` when another instance is asking (this one then waits for the entry to appear). Without it,
-   * identical questions are coalesced within each process only.
+   * Shared stores only: takes a short lock on one courier's question for `ttlMs`; `true` when this instance got it and
+   * should ask the provider, `false` when another instance is asking (this one then waits for the answer to appear).
+   * Without it, identical questions are coalesced within each process only.
    */
-  lock?(key: string, ttlMs: number): Promise<boolean>;
+  lock?(key: string, courier: string, ttlMs: number): Promise<boolean>;
   /** Releases a lock this instance took. */
-  unlock?(key: string): Promise<void>;
+  unlock?(key: string, courier: string): Promise<void>;
 }
 
 /** Where a courier's price in a quote came from. */
@@ -87,8 +96,8 @@ export interface CourierRates {
    * shop's backup rate, because no price arrived in time (`backupReason`).
    */
   source: RateSource;
-  /** When the provider gave this price; `undefined` for a backup rate. */
-  fetchedAt: Date | undefined;
+  /** When the provider gave this price, epoch ms on the quoter's clock; `undefined` for a backup rate. */
+  fetchedAt: number | undefined;
   /** Served past its fresh window (stale-while-revalidate, or stale-if-error because the provider failed or was late). */
   stale: boolean;
   /** Only with `source: "backup"`: why the courier had no price in time. */
@@ -106,8 +115,8 @@ export interface CourierRates {
 export interface MissingCourier {
   courier: string;
   reason: MissingReason;
-  /** For `not_served`: when the provider said so. */
-  fetchedAt?: Date;
+  /** For `not_served`: when the provider said so, epoch ms on the quoter's clock. */
+  fetchedAt?: number;
   /** For `failed`: the error of the last call (a `KirimbayarError`). */
   error?: unknown;
 }
@@ -115,7 +124,8 @@ export interface MissingCourier {
 /**
  * A quote: the couriers with prices, in the order they were asked, and the couriers without one, each with its
  * reason. `complete` is true when every courier has a provider answer (fresh or cached, priced or not served), so
- * neither a backup rate nor a pending or failed courier.
+ * neither a backup rate nor a pending or failed courier. Read-only: a quote answered wholly from fresh cached prices
+ * is shared by the quotes of the same question (frozen, with frozen options); copy what you want to change.
  *
  * @example
  * const quote = await quoter.quote({ origin: 31555, destination: 68423, weight: 1200 });

@@ -48,15 +48,21 @@ describe("cache windows", () => {
 });
 
 describe("MemoryRateStore", () => {
-  it("keeps at most `max` answers, dropping the least recently used, and deletes by prefix", () => {
+  it("keeps at most `max` routes, dropping the least recently used, and deletes couriers and prefixes", () => {
     const store = new MemoryRateStore({ max: 2 });
-    store.set("a 1", entry(1));
-    store.set("a 2", entry(2));
-    store.get(["a 1"]);
-    store.set("b 3", entry(3));
-    expect(store.get(["a 1", "a 2", "b 3"])).toEqual([entry(1), undefined, entry(3)]);
-    store.deletePrefix("a ");
+    store.set("a 1", "jne", entry(1));
+    store.set("a 1", "pos", entry(2));
+    store.set("a 2", "jne", entry(3));
+    store.get("a 1", ["jne"]);
+    store.set("b 3", "jne", entry(4));
+    expect(store.get("a 1", ["jne", "pos", "tiki"])).toEqual([entry(1), entry(2), undefined]);
+    expect(store.get("a 2", ["jne"])).toEqual([undefined]);
+    store.delete("a 1", ["jne"]);
+    expect(store.get("a 1", ["jne", "pos"])).toEqual([undefined, entry(2)]);
+    store.delete("a 1", ["pos"]);
     expect(store.size).toBe(1);
+    store.deletePrefix("b ");
+    expect(store.size).toBe(0);
   });
 });
 
@@ -110,18 +116,18 @@ describe("RateCache beside a shared store", () => {
     const map = new Map<string, RateEntry>();
     const state = { failing: false, hanging: false, reads: 0 };
     const store: RateStore = {
-      get: async (keys) => {
+      get: async (key, couriers) => {
         state.reads += 1;
         if (state.hanging) return new Promise(() => {});
         if (state.failing) throw new Error("store down");
-        return keys.map((key) => map.get(key));
+        return couriers.map((courier) => map.get(`${key}/${courier}`));
       },
-      set: async (key, value) => {
+      set: async (key, courier, value) => {
         if (state.failing) throw new Error("store down");
-        map.set(key, value);
+        map.set(`${key}/${courier}`, value);
       },
-      delete: async (keys) => {
-        for (const key of keys) map.delete(key);
+      delete: async (key, couriers) => {
+        for (const courier of couriers) map.delete(`${key}/${courier}`);
       },
       deletePrefix: async () => {},
       lock: async () => {
@@ -137,33 +143,33 @@ describe("RateCache beside a shared store", () => {
     const { store, map, state } = flaky();
     const cache = new RateCache(store, { localMax: 100, timeoutMs: 50, retryMs: 200 });
     expect(cache.shared).toBe(true);
-    map.set("read", entry(1));
-    cache.write("written", entry(2), 60_000);
-    expect(await cache.read(["read", "written"])).toEqual([entry(1), entry(2)]);
+    map.set("r/jne", entry(1));
+    cache.write("r", "pos", entry(2), 60_000);
+    expect(await cache.read("r", ["jne", "pos"])).toEqual([entry(1), entry(2)]);
 
     state.failing = true;
-    expect(await cache.read(["read", "written", "none"])).toEqual([entry(1), entry(2), undefined]);
+    expect(await cache.read("r", ["jne", "pos", "tiki"])).toEqual([entry(1), entry(2), undefined]);
     expect(cache.degraded).toBe(true);
     const readsWhileDown = state.reads;
-    expect(await cache.read(["read"])).toEqual([entry(1)]);
+    expect(await cache.read("r", ["jne"])).toEqual([entry(1)]);
     expect(state.reads).toBe(readsWhileDown); // left alone for retryMs
-    expect(await cache.lock("q", 1_000)).toBe(true); // down: ask the provider here rather than wait
+    expect(await cache.lock("r", "jne", 1_000)).toBe(true); // down: ask the provider here rather than wait
 
     state.failing = false;
     await sleep(220);
-    map.set("read", entry(5));
-    expect(await cache.read(["read"])).toEqual([entry(5)]);
+    map.set("r/jne", entry(5));
+    expect(await cache.read("r", ["jne"])).toEqual([entry(5)]);
     expect(cache.degraded).toBe(false);
-    expect(await cache.lock("q", 1_000)).toBe(false);
+    expect(await cache.lock("r", "jne", 1_000)).toBe(false);
   });
 
   it("gives up on a store that does not answer within its time limit", async () => {
     const { store, state } = flaky();
     const cache = new RateCache(store, { localMax: 100, timeoutMs: 30, retryMs: 1_000 });
-    cache.write("k", entry(7), 60_000);
+    cache.write("r", "jne", entry(7), 60_000);
     state.hanging = true;
     const started = performance.now();
-    expect(await cache.read(["k"])).toEqual([entry(7)]);
+    expect(await cache.read("r", ["jne"])).toEqual([entry(7)]);
     expect(performance.now() - started).toBeLessThan(500);
     expect(cache.degraded).toBe(true);
   });
@@ -171,8 +177,8 @@ describe("RateCache beside a shared store", () => {
   it("uses a memory store as it is, synchronously and without a copy", () => {
     const memory = new MemoryRateStore();
     const cache = new RateCache(memory, { localMax: 10, timeoutMs: 50, retryMs: 1_000 });
-    cache.write("k", entry(1), 60_000);
-    expect(cache.read(["k"])).toEqual([entry(1)]);
+    cache.write("r", "jne", entry(1), 60_000);
+    expect(cache.read("r", ["jne"])).toEqual([entry(1)]);
     expect(cache.shared).toBe(false);
   });
 });

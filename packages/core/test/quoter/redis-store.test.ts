@@ -37,50 +37,59 @@ describe.each([
 ])("RedisRateStore through %s", (name, client) => {
   const prefix = `test:${name}:`;
 
-  it("reads a quote's couriers in one MGET, missing ones as undefined, and expires entries after their TTL", async () => {
+  it("reads a quote's couriers from their route's hash in one HMGET, and expires the route after its TTL", async () => {
     const store = redisRateStore({ client: client(), keyPrefix: prefix });
-    await store.set("a jne", entry(1), 60_000);
-    await store.set("a pos", entry(2), 150);
-    expect(await store.get(["a jne", "a sicepat", "a pos"])).toEqual([entry(1), undefined, entry(2)]);
-    expect(await store.get([])).toEqual([]);
-    const ttl = Number(await ioredis.pttl(`${prefix}a jne`));
-    expect(ttl).toBeGreaterThan(59_000);
+    await store.set("a 1000", "jne", entry(1), 60_000);
+    await store.set("a 1000", "pos", entry(2), 60_000);
+    expect(await store.get("a 1000", ["jne", "sicepat", "pos"])).toEqual([entry(1), undefined, entry(2)]);
+    expect(await store.get("b 1000", ["jne"])).toEqual([undefined]);
+    expect(await store.get("a 1000", [])).toEqual([]);
+    expect((await ioredis.hkeys(`${prefix}a 1000`)).sort()).toEqual(["jne", "pos"]);
+    expect(Number(await ioredis.pttl(`${prefix}a 1000`))).toBeGreaterThan(59_000);
+    await store.set("short 1000", "jne", entry(3), 150);
     await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await store.get(["a pos"])).toEqual([undefined]);
+    expect(await store.get("short 1000", ["jne"])).toEqual([undefined]);
   });
 
   it("ignores what is not an entry under its keys rather than serving it", async () => {
     const store = redisRateStore({ client: client(), keyPrefix: prefix });
-    await ioredis.set(`${prefix}junk`, "not json");
-    await ioredis.set(`${prefix}shape`, JSON.stringify({ fetchedAt: "yesterday", options: [] }));
-    expect(await store.get(["junk", "shape"])).toEqual([undefined, undefined]);
+    await ioredis.hset(
+      `${prefix}junk 1000`,
+      "jne",
+      "not json",
+      "pos",
+      JSON.stringify({ fetchedAt: "yesterday", options: [] }),
+    );
+    expect(await store.get("junk 1000", ["jne", "pos"])).toEqual([undefined, undefined]);
   });
 
-  it("deletes keys, and every key under a prefix (glob characters in it matched literally)", async () => {
+  it("deletes couriers of a route, and every route under a prefix (glob characters in it matched literally)", async () => {
     const store = new RedisRateStore({ client: client(), keyPrefix: prefix });
-    for (const key of ["acct* 1 jne", "acct* 2 jne", "acctX 1 jne", "other 1 jne"])
-      await store.set(key, entry(3), 60_000);
-    await store.delete(["other 1 jne"]);
+    for (const key of ["acct* 1 1000", "acct* 2 1000", "acctX 1 1000", "other 1 1000"]) {
+      await store.set(key, "jne", entry(3), 60_000);
+      await store.set(key, "pos", entry(4), 60_000);
+    }
+    await store.delete("other 1 1000", ["jne"]);
     await store.deletePrefix("acct* ");
-    expect(await store.get(["acct* 1 jne", "acct* 2 jne", "acctX 1 jne", "other 1 jne"])).toEqual([
-      undefined,
-      undefined,
-      entry(3),
-      undefined,
-    ]);
+    const read = async (key: string) => store.get(key, ["jne", "pos"]);
+    expect(await read("acct* 1 1000")).toEqual([undefined, undefined]);
+    expect(await read("acct* 2 1000")).toEqual([undefined, undefined]);
+    expect(await read("acctX 1 1000")).toEqual([entry(3), entry(4)]);
+    expect(await read("other 1 1000")).toEqual([undefined, entry(4)]);
   });
 
   it("locks a question for one instance at a time; only the holder unlocks it; a lock expires by itself", async () => {
     const first = redisRateStore({ client: client(), keyPrefix: prefix });
     const second = redisRateStore({ client: client(), keyPrefix: prefix });
-    expect(await first.lock("q jne", 200)).toBe(true);
-    expect(await second.lock("q jne", 200)).toBe(false);
-    await second.unlock("q jne"); // not its lock: nothing happens
-    expect(await second.lock("q jne", 200)).toBe(false);
-    await first.unlock("q jne");
-    expect(await second.lock("q jne", 100)).toBe(true);
+    expect(await first.lock("q 1000", "jne", 200)).toBe(true);
+    expect(await second.lock("q 1000", "jne", 200)).toBe(false);
+    expect(await second.lock("q 1000", "pos", 200)).toBe(true);
+    await second.unlock("q 1000", "jne"); // not its lock: nothing happens
+    expect(await second.lock("q 1000", "jne", 200)).toBe(false);
+    await first.unlock("q 1000", "jne");
+    expect(await second.lock("q 1000", "jne", 100)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await first.lock("q jne", 100)).toBe(true);
+    expect(await first.lock("q 1000", "jne", 100)).toBe(true);
   });
 });
 
