@@ -37,7 +37,10 @@ export interface RateCacheOptions {
   billedWeight?: BilledWeight;
   /** Answers kept in this process beside a shared store, for when it is down. Default 10,000. */
   localMax?: number;
-  /** How long a shared store may take to answer before the quoter uses its local copy. Default 100 ms. */
+  /**
+   * How long a shared store may take to answer before the quoter uses its local copy. Default 100 ms (checked every
+   * half of it, so a store is given up on after 100 to 150 ms).
+   */
   storeTimeoutMs?: number;
   /** After a shared store failed, how long it is left alone before it is tried again. Default 1,000 ms. */
   storeRetryMs?: number;

@@ -328,22 +328,20 @@ class Quoter<I> implements RateQuoter<I> {
       const courier = read.couriers[i] as string;
       if (entry.fetchedAt < oldest) oldest = entry.fetchedAt;
       if (entry.options.length === 0) {
-        missing.push(Object.freeze({ courier, reason: "not_served" as const, fetchedAt: entry.fetchedAt }));
+        missing.push({ courier, reason: "not_served", fetchedAt: entry.fetchedAt });
       } else {
-        const options = entry.options;
-        rates.push(
-          Object.freeze({ courier, options, source: "cache" as const, fetchedAt: entry.fetchedAt, stale: false }),
-        );
+        rates.push({ courier, options: entry.options, source: "cache", fetchedAt: entry.fetchedAt, stale: false });
       }
     }
-    const quote: RateQuote = Object.freeze({
-      rates: Object.freeze(rates) as CourierRates[],
-      missing: Object.freeze(missing) as MissingCourier[],
-      complete: true,
-    });
+    const quote: RateQuote = { rates, missing, complete: true };
     const slot = route === undefined ? undefined : this.#memory?.slot(route);
     if (slot !== undefined && read.couriers === this.#settings.couriers && read.extrasKey === "") {
-      this.#keep(read, { slot, version: slot.version, oldest, count: entries.length, quote });
+      // Shared from now on: frozen, so no caller can change what the next one gets.
+      for (const courierRates of rates) Object.freeze(courierRates);
+      for (const absent of missing) Object.freeze(absent);
+      Object.freeze(rates);
+      Object.freeze(missing);
+      this.#keep(read, { slot, version: slot.version, oldest, count: entries.length, quote: Object.freeze(quote) });
     }
     return quote;
   }

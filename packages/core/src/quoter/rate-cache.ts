@@ -1,4 +1,4 @@
-import { raceTimer } from "../timer-delay.js";
+import { Deadlines } from "./deadlines.js";
 import { frozenEntry } from "./entry.js";
 import { MemoryRateStore } from "./memory-store.js";
 import type { RateEntry, RateStore } from "./types.js";
@@ -8,26 +8,24 @@ type Entries = readonly (RateEntry | undefined)[];
 const isThenable = <T>(value: unknown): value is PromiseLike<T> =>
   typeof (value as { then?: unknown } | null)?.then === "function";
 
-class StoreTimeout extends Error {}
-
 /**
  * The quoter's view of its store, route by route. A memory store is used as it is. Any other store (Redis, your own) is shared or
  * remote, so beside it the quoter keeps a local memory copy of every answer it reads or writes, and when the store
- * fails or does not answer within `timeoutMs` it answers from that copy and the provider instead, and leaves the store
+ * fails or does not answer within `timeoutMs` (give or take half of it) it answers from that copy and the provider instead, and leaves the store
  * alone for `retryMs` (so an outage costs one time-out per `retryMs`, not one per quote). Reads go to the shared
  * store first, so an invalidation made by another instance is seen at once while the store works.
  */
 export class RateCache {
   readonly #store: RateStore;
   readonly #local: MemoryRateStore | undefined;
-  readonly #timeoutMs: number;
+  readonly #deadlines: Deadlines;
   readonly #retryMs: number;
   #downUntil = 0;
 
   constructor(store: RateStore, options: { localMax: number; timeoutMs: number; retryMs: number }) {
     this.#store = store;
     this.#local = store instanceof MemoryRateStore ? undefined : new MemoryRateStore({ max: options.localMax });
-    this.#timeoutMs = options.timeoutMs;
+    this.#deadlines = new Deadlines(options.timeoutMs);
     this.#retryMs = options.retryMs;
   }
 
@@ -54,9 +52,7 @@ export class RateCache {
       return local.get(key, couriers);
     }
     if (!isThenable<Entries>(answer)) return this.#keepLocally(key, couriers, answer);
-    return raceTimer(Promise.resolve(answer), this.#timeoutMs, () => {
-      throw new StoreTimeout();
-    }).then(
+    return this.#deadlines.race(answer).then(
       (entries) => this.#keepLocally(key, couriers, entries),
       () => {
         this.#trip();
@@ -92,9 +88,7 @@ export class RateCache {
     const lock = this.#store.lock;
     if (lock === undefined || this.degraded) return true;
     try {
-      return await raceTimer(lock.call(this.#store, key, courier, ttlMs), this.#timeoutMs, () => {
-        throw new StoreTimeout();
-      });
+      return await this.#deadlines.race(lock.call(this.#store, key, courier, ttlMs));
     } catch {
       this.#trip();
       return true;
