@@ -1,8 +1,8 @@
 // The coalescing section: 100 identical quotes at once, in one process, and from two processes sharing one Redis;
 // provider calls per courier counted by the callers' own fetch, over several rounds on new routes.
 import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ShippingClient } from "@kirimbayar/core";
 import { createRateQuoter } from "@kirimbayar/core/quoter";

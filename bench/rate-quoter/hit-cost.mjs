@@ -65,7 +65,11 @@ function checkSame(ours, theirs) {
 
 export async function memoryHitCost({ rounds, count }) {
   const provider = createFakeProvider({ rateLimit: false, recordRequests: false });
-  const client = new ShippingClient({ apiKey: provider.apiKeys.shipping[0], baseUrl: provider.baseUrl, fetch: provider.fetch });
+  const client = new ShippingClient({
+    apiKey: provider.apiKeys.shipping[0],
+    baseUrl: provider.baseUrl,
+    fetch: provider.fetch,
+  });
   const quoter = createRateQuoter({ client, couriers: COURIERS });
   const warm = await quoter.quote(ROUTE);
   // The hand-written cache: lru-cache with the freshness as its TTL (it checks it on get, as the quoter checks its
@@ -104,7 +108,11 @@ export async function memoryHitCost({ rounds, count }) {
 
 export async function redisHitCost({ rounds, count, redisUrl }) {
   const provider = createFakeProvider({ rateLimit: false, recordRequests: false });
-  const client = new ShippingClient({ apiKey: provider.apiKeys.shipping[0], baseUrl: provider.baseUrl, fetch: provider.fetch });
+  const client = new ShippingClient({
+    apiKey: provider.apiKeys.shipping[0],
+    baseUrl: provider.baseUrl,
+    fetch: provider.fetch,
+  });
   const redis = new Redis(redisUrl, { enableOfflineQueue: false, lazyConnect: true });
   await redis.connect();
   try {

@@ -158,7 +158,13 @@ export class Pricer {
     counter.call();
     for (const question of questions) question.flight.begin();
     const hedge = setTimeout(() => {
-      for (const question of questions) split(question, true);
+      // Which courier holds the call back is not known yet: each is priced alone until it answers fast again, so
+      // the routes asked meanwhile do not each wait for a hedge of their own.
+      const now = this.#settings.clock();
+      for (const question of questions) {
+        if (!question.flight.settled) this.#settings.health.isolate(question.courier, now);
+        split(question, true);
+      }
     }, hedgeMs);
     try {
       const options = await operation.call(
