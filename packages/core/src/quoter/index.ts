@@ -7,6 +7,7 @@ export {
   MemoryRateStore,
   type MemoryRateStoreOptions,
   memoryRateStore,
+  type RouteSlot,
 } from "./memory-store.js";
 export type {
   ChosenOperation,
