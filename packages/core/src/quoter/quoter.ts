@@ -1,9 +1,10 @@
 import { ConfigurationError } from "../errors/validation.js";
 import { type ShippingInterface, shippingAccountOf } from "../shipping/account.js";
+import { freshQuote, type Plan, plannedQuote } from "./assembly.js";
 import { type BackupLookup, backupLookup } from "./backup.js";
 import { CourierHealth } from "./courier-health.js";
 import type { Flight } from "./flight.js";
-import { MemoryRateStore, memoryRateStore, type RouteSlot } from "./memory-store.js";
+import { MemoryRateStore, memoryRateStore } from "./memory-store.js";
 import {
   type ChosenOperation,
   type CostInputOf,
@@ -15,9 +16,11 @@ import {
 import { type RateQuoterOptions, type ResolvedOptions, resolveOptions } from "./options.js";
 import { Pricer } from "./pricer.js";
 import { RateCache } from "./rate-cache.js";
-import { idText, inputOf, type QuoteRequest, QuoteRequestReader, type ReadQuote } from "./request.js";
+import { inputOf, type QuoteRequest, QuoteRequestReader, type ReadQuote } from "./request.js";
+import { type RouteGroup, routeGroups, routeKey } from "./routes.js";
+import { frozenQuote, SharedAnswers } from "./shared-answers.js";
 import { QuoterCounter, type QuoterStats } from "./stats.js";
-import type { CourierRates, MissingCourier, RateEntry, RateQuote, RateStore } from "./types.js";
+import type { RateEntry, RateQuote, RateStore } from "./types.js";
 import { exactWeight } from "./weight.js";
 import { type CacheWindows, freshnessOf } from "./windows.js";
 
@@ -55,19 +58,6 @@ const OPERATION_CODES: Readonly<Record<string, string>> = {
 };
 
 const NO_ENTRIES: Entries = [];
-/** Shared fresh quotes kept (one per route); the map is emptied when full, which only costs the next hits a build. */
-const SHARED_ANSWERS_KEPT = 1_000;
-
-/** A fresh quote kept for the same question: valid while its route's slot and version are unchanged. */
-interface SharedAnswer {
-  slot: Readonly<RouteSlot>;
-  version: number;
-  /** The oldest answer's fetch time: the quote is fresh while this one is. */
-  oldest: number;
-  /** Couriers it answers (for the stats). */
-  count: number;
-  quote: RateQuote;
-}
 const isPromise = <T>(value: unknown): value is Promise<T> => value instanceof Promise;
 
 function waitFor(flights: readonly Flight[], ms: number): Promise<void> | undefined {
@@ -95,28 +85,6 @@ function kindOf(client: object): ShippingInterface {
   return typeof methods.getCurrency === "function" ? "pro" : "starter";
 }
 
-/** The couriers of a quote that share one route key (all of them, unless the billed weight tells them apart). */
-interface RouteGroup {
-  route: string;
-  couriers: readonly string[];
-  /** Their positions in the quote; `undefined` when the group is the whole quote. */
-  indexes: readonly number[] | undefined;
-}
-
-/** What a quote does for one courier: answer from the cache, ask the provider, or neither (it is cooling down). */
-interface Plan {
-  entry: RateEntry | undefined;
-  /** The entry may be served as it is. */
-  serve: boolean;
-  /** Served entry past its fresh window (revalidated in the background). */
-  stale: boolean;
-  /** An entry to serve only if the provider fails or is late (stale-if-error). */
-  fallback: RateEntry | undefined;
-  /** The courier is cooling down after a failure: not asked, with this error. */
-  cooling: { error: unknown } | undefined;
-  flight: Flight | undefined;
-}
-
 class Quoter<I> implements RateQuoter<I> {
   readonly #settings: ResolvedOptions;
   readonly #operation: CostOperation;
@@ -133,9 +101,8 @@ class Quoter<I> implements RateQuoter<I> {
   readonly #syncStore: boolean;
   /** The quoter's memory store, when it has one (not a shared store): its hit path takes a shortcut. */
   readonly #memory: MemoryRateStore | undefined;
-  /** The last quote answered wholly from fresh entries of the memory store, by origin, destination, weight. */
-  readonly #answers = new Map<string | number, Map<string | number, Map<number, SharedAnswer>>>();
-  #answersKept = 0;
+  /** Fresh quotes of the memory store, shared by identical questions (see SharedAnswers). */
+  readonly #answers = new SharedAnswers();
 
   constructor(options: RateQuoterOptions<QuotableClient>) {
     if (options === null || typeof options !== "object") {
@@ -203,8 +170,8 @@ class Quoter<I> implements RateQuoter<I> {
     const prefix = this.#prefix ?? (await this.#account());
     const shared = this.#sharedAnswer(read);
     if (shared !== undefined) return shared;
-    const split = this.#routes(prefix, read);
-    const route = split === undefined ? this.#route(prefix, read, read.weight) : undefined;
+    const split = routeGroups(prefix, read, this.#settings.cache?.billedWeight ?? exactWeight);
+    const route = split === undefined ? routeKey(prefix, read, read.weight) : undefined;
     const found = route === undefined ? this.#readRoutes(split ?? []) : this.#readRoute(route, read.couriers);
     // No await for a memory store's synchronous answer: a cache hit costs no turn of the event loop.
     const entries = isPromise<Entries>(found) ? await found : found;
@@ -223,8 +190,8 @@ class Quoter<I> implements RateQuoter<I> {
   async invalidate(request: QuoteRequest<I>): Promise<void> {
     const read = this.#reader.read(request);
     const prefix = this.#prefix ?? (await this.#account());
-    const groups = this.#routes(prefix, read) ?? [
-      { route: this.#route(prefix, read, read.weight), couriers: read.couriers, indexes: undefined },
+    const groups = routeGroups(prefix, read, this.#settings.cache?.billedWeight ?? exactWeight) ?? [
+      { route: routeKey(prefix, read, read.weight), couriers: read.couriers, indexes: undefined },
     ];
     for (const group of groups) {
       this.#pricer.forget(group.route, group.couriers);
@@ -235,44 +202,12 @@ class Quoter<I> implements RateQuoter<I> {
   async invalidateAll(): Promise<void> {
     const prefix = this.#prefix ?? (await this.#account());
     this.#answers.clear();
-    this.#answersKept = 0;
     this.#pricer.forget();
     await this.#cache?.deletePrefix(prefix);
   }
 
   stats(): QuoterStats {
     return this.#counter.snapshot();
-  }
-
-  // A route key: account and operation (the prefix), origin, destination, other input fields, billed weight.
-  // Origin and destination never hold whitespace, so the fields cannot run into each other.
-  #route(prefix: string, read: ReadQuote, weight: number): string {
-    return `${prefix}${idText(read.origin)} ${idText(read.destination)} ${read.extrasKey} ${weight}`;
-  }
-
-  /**
-   * The couriers grouped by route key: `undefined` when every courier shares the quote's own weight (the default
-   * rule, and the hit path: nothing allocated), else one group per billed weight.
-   */
-  #routes(prefix: string, read: ReadQuote): readonly RouteGroup[] | undefined {
-    const billed = this.#settings.cache?.billedWeight ?? exactWeight;
-    if (billed === exactWeight) return undefined;
-    const groups = new Map<string, RouteGroup & { couriers: string[]; indexes: number[] }>();
-    read.couriers.forEach((courier, index) => {
-      const weight = billed(read.weight, courier);
-      if (typeof weight !== "number" || !Number.isFinite(weight) || weight <= 0) {
-        throw new ConfigurationError("cache.billedWeight", "cache.billedWeight must return a positive number of grams");
-      }
-      const route = this.#route(prefix, read, weight);
-      let group = groups.get(route);
-      if (group === undefined) {
-        group = { route, couriers: [], indexes: [] };
-        groups.set(route, group);
-      }
-      group.couriers.push(courier);
-      group.indexes.push(index);
-    });
-    return [...groups.values()];
   }
 
   #readRoute(route: string, couriers: readonly string[]): Entries | Promise<Entries> {
@@ -302,67 +237,29 @@ class Quoter<I> implements RateQuoter<I> {
     return now;
   }
 
-  /**
-   * The hit path of a memory store: the quote last built for the same question (the quoter's couriers, no other
-   * field), looked up by origin, destination and weight themselves (no key to build), while its route holds the same
-   * answers (the slot's version has not moved: no write, delete or eviction since) and every one is still fresh.
-   */
+  // The hit path of a memory store: a quote already built for this question (see SharedAnswers).
   #sharedAnswer(read: ReadQuote): RateQuote | undefined {
-    if (read.couriers !== this.#settings.couriers || read.extrasKey !== "") return undefined;
-    const memo = this.#answers.get(read.origin)?.get(read.destination)?.get(read.weight);
-    if (memo === undefined || memo.slot.version !== memo.version) return undefined;
+    if (this.#memory === undefined || read.couriers !== this.#settings.couriers || read.extrasKey !== "") {
+      return undefined;
+    }
+    const shared = this.#answers.find(read);
+    if (shared === undefined) return undefined;
     const now = this.#clock();
-    if (now - memo.oldest > (this.#settings.cache as CacheWindows).freshMs) return undefined;
-    this.#counter.hit(memo.count, now);
-    return memo.quote;
+    if (now - shared.oldest > (this.#settings.cache as CacheWindows).freshMs) return undefined;
+    this.#counter.hit(shared.count, now);
+    return shared.quote;
   }
 
-  // A fresh hit: built once and frozen; with a memory store, kept for the same question (see #sharedAnswer).
+  // Every answer fresh: the quote is built at once, with no plan or flight; with a memory store it is kept, frozen,
+  // for the same question.
   #answerFresh(read: ReadQuote, route: string | undefined, entries: Entries, now: number): RateQuote {
     this.#counter.hit(entries.length, now);
-    const rates: CourierRates[] = [];
-    const missing: MissingCourier[] = [];
-    let oldest = now;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i] as RateEntry;
-      const courier = read.couriers[i] as string;
-      if (entry.fetchedAt < oldest) oldest = entry.fetchedAt;
-      if (entry.options.length === 0) {
-        missing.push({ courier, reason: "not_served", fetchedAt: entry.fetchedAt });
-      } else {
-        rates.push({ courier, options: entry.options, source: "cache", fetchedAt: entry.fetchedAt, stale: false });
-      }
-    }
-    const quote: RateQuote = { rates, missing, complete: true };
+    const { quote, oldest } = freshQuote(read.couriers, entries, now);
     const slot = route === undefined ? undefined : this.#memory?.slot(route);
-    if (slot !== undefined && read.couriers === this.#settings.couriers && read.extrasKey === "") {
-      // Shared from now on: frozen, so no caller can change what the next one gets.
-      for (const courierRates of rates) Object.freeze(courierRates);
-      for (const absent of missing) Object.freeze(absent);
-      Object.freeze(rates);
-      Object.freeze(missing);
-      this.#keep(read, { slot, version: slot.version, oldest, count: entries.length, quote: Object.freeze(quote) });
-    }
-    return quote;
-  }
-
-  #keep(read: ReadQuote, answer: SharedAnswer): void {
-    if (this.#answersKept >= SHARED_ANSWERS_KEPT) {
-      this.#answers.clear();
-      this.#answersKept = 0;
-    }
-    let byDestination = this.#answers.get(read.origin);
-    if (byDestination === undefined) {
-      byDestination = new Map();
-      this.#answers.set(read.origin, byDestination);
-    }
-    let byWeight = byDestination.get(read.destination);
-    if (byWeight === undefined) {
-      byWeight = new Map();
-      byDestination.set(read.destination, byWeight);
-    }
-    if (!byWeight.has(read.weight)) this.#answersKept += 1;
-    byWeight.set(read.weight, answer);
+    if (slot === undefined || read.couriers !== this.#settings.couriers || read.extrasKey !== "") return quote;
+    const shared = frozenQuote(quote);
+    this.#answers.keep(read, { slot, version: slot.version, oldest, count: entries.length, quote: shared });
+    return shared;
   }
 
   #plan(read: ReadQuote, groups: readonly RouteGroup[], entries: Entries): Plan[] {
@@ -431,67 +328,11 @@ class Quoter<I> implements RateQuoter<I> {
   }
 
   #answer(read: ReadQuote, plans: readonly Plan[]): RateQuote {
-    const rates: CourierRates[] = [];
-    const missing: MissingCourier[] = [];
-    let complete = true;
-    let backups = 0;
-    let staleIfError = 0;
-    for (let i = 0; i < plans.length; i++) {
-      const plan = plans[i] as Plan;
-      const courier = read.couriers[i] as string;
-      const outcome = plan.flight?.outcome;
-      const answered = plan.serve ? plan.entry : outcome?.kind === "answered" ? outcome.entry : undefined;
-      if (answered !== undefined) {
-        if (answered.options.length === 0) {
-          missing.push({ courier, reason: "not_served", fetchedAt: answered.fetchedAt });
-        } else {
-          rates.push({
-            courier,
-            options: answered.options,
-            source: plan.serve ? "cache" : "provider",
-            fetchedAt: answered.fetchedAt,
-            stale: plan.stale,
-          });
-        }
-        continue;
-      }
-      const error = outcome?.kind === "failed" ? outcome.error : plan.cooling?.error;
-      const reason = error === undefined ? "pending" : "failed";
-      if (plan.fallback !== undefined) {
-        staleIfError += 1;
-        if (plan.fallback.options.length === 0) {
-          missing.push({ courier, reason: "not_served", fetchedAt: plan.fallback.fetchedAt });
-        } else {
-          rates.push({
-            courier,
-            options: plan.fallback.options,
-            source: "cache",
-            fetchedAt: plan.fallback.fetchedAt,
-            stale: true,
-          });
-        }
-        continue;
-      }
-      complete = false;
-      const backup = this.#backup?.(read, courier);
-      if (backup !== undefined) {
-        backups += 1;
-        rates.push({
-          courier,
-          options: backup,
-          source: "backup",
-          fetchedAt: undefined,
-          stale: false,
-          backupReason: reason,
-        });
-      } else {
-        missing.push(error === undefined ? { courier, reason } : { courier, reason, error });
-      }
-    }
+    const { quote, backups, staleIfError } = plannedQuote(read, plans, this.#backup);
     this.#counter.fallback("backup", backups);
     this.#counter.fallback("stale_if_error", staleIfError);
-    this.#counter.quote(complete);
-    return { rates, missing, complete };
+    this.#counter.quote(quote.complete);
+    return quote;
   }
 }
 
