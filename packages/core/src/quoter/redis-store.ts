@@ -5,6 +5,7 @@ import {
   type RedisCommandSender,
   redisCommandSender,
 } from "../idempotency/redis/command-sender.js";
+import { decodeEntry, encodeEntry } from "./entry-codec.js";
 import type { RateEntry, RateStore } from "./types.js";
 
 /** Options of {@link redisRateStore}. */
@@ -23,21 +24,11 @@ const SCAN_ROUNDS_LIMIT = 100_000;
 
 const globEscaped = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
-function entryOf(value: unknown): RateEntry | undefined {
-  if (typeof value !== "string") return undefined;
-  try {
-    const entry = JSON.parse(value) as RateEntry;
-    return typeof entry?.fetchedAt === "number" && Array.isArray(entry.options) ? entry : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 const ttlOf = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
 
 /**
- * Courier answers in Redis, shared by every instance of the shop: one hash per route, a field per courier (JSON), so
- * a quote is one `HMGET`; the hash expires the quoter's maximum age after its latest answer. A short `SET NX PX` lock
+ * Courier answers in Redis, shared by every instance of the shop: one hash per route, a field per courier (compact
+ * JSON), so a quote is one `HMGET`; the hash expires the quoter's maximum age after its latest answer. A short `SET NX PX` lock
  * per question lets identical questions asked at once by several instances reach the provider once. Bring your own
  * ioredis or node-redis client (Redis is an optional peer: nothing is added to your dependencies). When Redis fails
  * or is slow, the quoter answers from its local memory copy and the provider, and tries Redis again a second later.
@@ -72,11 +63,11 @@ export class RedisRateStore implements RateStore {
     if (couriers.length === 0) return [];
     const reply = await this.#send(["HMGET", this.#prefix + key, ...couriers]);
     if (!Array.isArray(reply)) throw new TypeError("Redis answered HMGET with something else than a list");
-    return reply.map(entryOf);
+    return reply.map((value, i) => decodeEntry(value, couriers[i] as string));
   }
 
   async set(key: string, courier: string, entry: RateEntry, ttlMs: number): Promise<void> {
-    await this.#send(["EVAL", SET_SCRIPT, "1", this.#prefix + key, courier, JSON.stringify(entry), ttlOf(ttlMs)]);
+    await this.#send(["EVAL", SET_SCRIPT, "1", this.#prefix + key, courier, encodeEntry(entry), ttlOf(ttlMs)]);
   }
 
   async delete(key: string, couriers: readonly string[]): Promise<void> {

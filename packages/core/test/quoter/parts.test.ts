@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ShippingClient, ShippingProClient, ShippingStarterClient } from "../../src/index.js";
 import { CourierHealth, SLOW_ISOLATION_MS } from "../../src/quoter/courier-health.js";
+import { decodeEntry, encodeEntry } from "../../src/quoter/entry-codec.js";
 import { MemoryRateStore } from "../../src/quoter/memory-store.js";
 import { readOptions } from "../../src/quoter/operations.js";
 import { assignOptions } from "../../src/quoter/pricer.js";
@@ -108,6 +109,52 @@ describe("reading cost answers", () => {
     const unmatched = assignOptions([option("J&T"), option("jne")], ["jne", "jnt"]);
     expect(unmatched.allMatched).toBe(false);
     expect(unmatched.byCourier.get("jnt")).toEqual([]);
+  });
+});
+
+describe("the compact form of an answer in a shared store", () => {
+  it("round-trips every field, the courier coming from the store's field, and refuses what is not an answer", () => {
+    const entry: RateEntry = {
+      fetchedAt: 1_768_446_000_000,
+      options: [
+        {
+          courier: "pos",
+          code: "pos",
+          name: "POS",
+          service: "EMS",
+          description: undefined,
+          cost: 31.5,
+          etd: "",
+          currency: "USD",
+        },
+        {
+          courier: "pos",
+          code: "POS",
+          name: undefined,
+          service: "Kilat",
+          description: "Pos",
+          cost: 9_000,
+          etd: "2-3",
+          note: "n",
+        },
+      ],
+    };
+    const text = encodeEntry(entry);
+    expect(text.length).toBeLessThan(JSON.stringify(entry).length);
+    expect(decodeEntry(text, "pos")).toEqual(entry);
+    expect(decodeEntry(encodeEntry({ fetchedAt: 5, options: [] }), "jne")).toEqual({ fetchedAt: 5, options: [] });
+    expect(decodeEntry(JSON.stringify({ fetchedAt: 5, options: [] }), "jne")).toEqual({ fetchedAt: 5, options: [] });
+    for (const junk of [
+      "not json",
+      '["x",[]]',
+      "[1,[1]]",
+      "[1,{}]",
+      JSON.stringify({ fetchedAt: "x", options: [] }),
+      7,
+      null,
+    ]) {
+      expect(decodeEntry(junk, "jne")).toBeUndefined();
+    }
   });
 });
 

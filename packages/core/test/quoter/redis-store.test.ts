@@ -24,10 +24,10 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const entry = (fetchedAt: number): RateEntry => ({
+const entry = (fetchedAt: number, courier = "jne"): RateEntry => ({
   fetchedAt,
   options: [
-    { courier: "jne", code: "jne", name: "JNE", service: "REG", description: "Reguler", cost: 18_000, etd: "2-3 day" },
+    { courier, code: "jne", name: "JNE", service: "REG", description: "Reguler", cost: 18_000, etd: "2-3 day" },
   ],
 });
 
@@ -40,8 +40,8 @@ describe.each([
   it("reads a quote's couriers from their route's hash in one HMGET, and expires the route after its TTL", async () => {
     const store = redisRateStore({ client: client(), keyPrefix: prefix });
     await store.set("a 1000", "jne", entry(1), 60_000);
-    await store.set("a 1000", "pos", entry(2), 60_000);
-    expect(await store.get("a 1000", ["jne", "sicepat", "pos"])).toEqual([entry(1), undefined, entry(2)]);
+    await store.set("a 1000", "pos", entry(2, "pos"), 60_000);
+    expect(await store.get("a 1000", ["jne", "sicepat", "pos"])).toEqual([entry(1), undefined, entry(2, "pos")]);
     expect(await store.get("b 1000", ["jne"])).toEqual([undefined]);
     expect(await store.get("a 1000", [])).toEqual([]);
     expect((await ioredis.hkeys(`${prefix}a 1000`)).sort()).toEqual(["jne", "pos"]);
@@ -67,15 +67,15 @@ describe.each([
     const store = new RedisRateStore({ client: client(), keyPrefix: prefix });
     for (const key of ["acct* 1 1000", "acct* 2 1000", "acctX 1 1000", "other 1 1000"]) {
       await store.set(key, "jne", entry(3), 60_000);
-      await store.set(key, "pos", entry(4), 60_000);
+      await store.set(key, "pos", entry(4, "pos"), 60_000);
     }
     await store.delete("other 1 1000", ["jne"]);
     await store.deletePrefix("acct* ");
     const read = async (key: string) => store.get(key, ["jne", "pos"]);
     expect(await read("acct* 1 1000")).toEqual([undefined, undefined]);
     expect(await read("acct* 2 1000")).toEqual([undefined, undefined]);
-    expect(await read("acctX 1 1000")).toEqual([entry(3), entry(4)]);
-    expect(await read("other 1 1000")).toEqual([undefined, entry(4)]);
+    expect(await read("acctX 1 1000")).toEqual([entry(3), entry(4, "pos")]);
+    expect(await read("other 1 1000")).toEqual([undefined, entry(4, "pos")]);
   });
 
   it("locks a question for one instance at a time; only the holder unlocks it; a lock expires by itself", async () => {
