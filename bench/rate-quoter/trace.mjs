@@ -54,7 +54,10 @@ export function zipfTrace(checkouts, n, s = 1, seed = 42) {
   const total = weights.reduce((a, b) => a + b, 0);
   const cdf = [];
   let sum = 0;
-  for (const w of weights) cdf.push((sum += w / total));
+  for (const w of weights) {
+    sum += w / total;
+    cdf.push(sum);
+  }
   const random = seeded(seed);
   return Array.from({ length: checkouts }, () => {
     const u = random();
