@@ -72,6 +72,11 @@ const BENCHMARKS = [
   { name: "bundle-size", title: "Size of the webhooks entry", timeoutMs: 30_000 },
   { name: "receiver-construction", title: "Building a webhook receiver", timeoutMs: 60_000 },
   { name: "redis-faults", title: "Redis outages: events applied twice or lost", timeoutMs: 330_000 },
+  {
+    name: "rate-quoter",
+    title: "Rate quoter: checkout quotes within a budget, provider calls, coalescing, cost of a hit, Redis outage",
+    timeoutMs: 900_000,
+  },
   { name: "inbox", title: "Durable inbox: webhook route and worker throughput", timeoutMs: 2_400_000 },
   { name: "fake-lifecycle", title: "Per-test cost of the fake provider", timeoutMs: 60_000 },
 ];

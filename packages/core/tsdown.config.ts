@@ -22,6 +22,8 @@ export default defineConfig(
       telemetry: "src/telemetry.ts",
       journal: "src/journal.ts",
       shutdown: "src/shutdown.ts",
+      quoter: "src/quoter.ts",
+      "quoter-redis": "src/quoter-redis.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

@@ -57,8 +57,10 @@ export function createApp(runtime: ShopRuntime): Express {
   app.get("/shipping/destinations", async (req, res) => {
     res.json({ data: await shop.searchDestinations(req.query) });
   });
+  // `data`: the options of the couriers with a price; `missing`: the couriers without one, and why.
   app.post("/shipping/quote", async (req, res) => {
-    res.json({ data: await shop.quote(req.body) });
+    const { options, missing } = await shop.quote(req.body);
+    res.json({ data: options, missing });
   });
   app.post("/orders", async (req, res) => {
     res.status(201).json({ data: await shop.createOrder(req.body) });

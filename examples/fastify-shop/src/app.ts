@@ -52,7 +52,11 @@ export interface ShopRoutesOptions {
  */
 export const shopRoutes: FastifyPluginAsync<ShopRoutesOptions> = async (app, { shop }) => {
   app.get("/shipping/destinations", async (request) => ({ data: await shop.searchDestinations(request.query) }));
-  app.post("/shipping/quote", async (request) => ({ data: await shop.quote(request.body) }));
+  // `data`: the options of the couriers with a price; `missing`: the couriers without one, and why.
+  app.post("/shipping/quote", async (request) => {
+    const { options, missing } = await shop.quote(request.body);
+    return { data: options, missing };
+  });
   app.post("/orders", async (request, reply) => {
     const data = await shop.createOrder(request.body);
     return reply.code(201).send({ data });

@@ -43,7 +43,11 @@ export function createApp(runtime: ShopRuntime): Hono {
   app.route(runtime.console.basePath, consoleApp(runtime.console));
 
   app.get("/shipping/destinations", async (c) => c.json({ data: await shop.searchDestinations(c.req.query()) }));
-  app.post("/shipping/quote", async (c) => c.json({ data: await shop.quote(await jsonBody(c)) }));
+  // `data`: the options of the couriers with a price; `missing`: the couriers without one, and why.
+  app.post("/shipping/quote", async (c) => {
+    const { options, missing } = await shop.quote(await jsonBody(c));
+    return c.json({ data: options, missing });
+  });
   app.post("/orders", async (c) => c.json({ data: await shop.createOrder(await jsonBody(c)) }, 201));
   app.post("/orders/:id/pay-by-va", async (c) =>
     c.json({ data: await shop.payByVa(c.req.param("id"), await jsonBody(c)) }, 201),

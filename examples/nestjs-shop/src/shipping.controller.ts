@@ -14,9 +14,11 @@ export class ShippingController {
     return { data: await this.shop.searchDestinations(query) };
   }
 
+  /** `data`: the options of the couriers with a price; `missing`: the couriers without one, and why. */
   @Post("quote")
   @HttpCode(200)
   async quote(@Body() body: unknown) {
-    return { data: await this.shop.quote(body) };
+    const { options, missing } = await this.shop.quote(body);
+    return { data: options, missing };
   }
 }

@@ -3,10 +3,12 @@ import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/jo
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import {
   createShopConsole,
+  createShopQuoting,
   type OrderRepository,
   pendingPaymentReferences,
   Shop,
   type ShopConfig,
+  type ShopQuoting,
   ShopWebhookHandlers,
   shopSecrets,
   shopVerifiers,
@@ -34,6 +36,7 @@ import {
   SHOP_CONFIG,
   SHOP_DATABASE,
   SHOP_DRILL,
+  SHOP_QUOTING,
   SHOP_WEBHOOK_HANDLERS,
 } from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
@@ -53,6 +56,15 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.database.close();
+  }
+}
+
+/** Closes the rate quoter's Redis connection (if any) when the app shuts down. */
+class QuotingLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(SHOP_QUOTING) private readonly quoting: ShopQuoting) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.quoting.close();
   }
 }
 
@@ -190,21 +202,29 @@ export class ShopModule {
       ],
       controllers: [HealthController, ShippingController, OrdersController],
       providers: [
+        // The checkout's rate quoter on the module's shipping client (prices in Redis when REDIS_URL is set).
+        {
+          provide: SHOP_QUOTING,
+          inject: [ShippingClient],
+          useFactory: (shipping: ShippingClient) => createShopQuoting(config, shipping),
+        },
+        QuotingLifecycle,
         {
           provide: SHOP,
-          inject: [ShippingClient, QrisClient, PaymentGatewayClient, ORDER_REPOSITORY, PublicUrl],
+          inject: [ShippingClient, QrisClient, PaymentGatewayClient, ORDER_REPOSITORY, PublicUrl, SHOP_QUOTING],
           useFactory: (
             shipping: ShippingClient,
             qris: QrisClient,
             payment: PaymentGatewayClient,
             orders: OrderRepository,
             publicUrl: PublicUrl,
+            quoting: ShopQuoting,
           ) =>
             new Shop({
               clients: { shipping, qris, payment },
+              quoter: quoting.quoter,
               orders,
               originId: config.shipping.originId,
-              couriers: config.shipping.couriers,
               qrisId: config.qris.qrisId,
               callbackApiKey: config.payment.callbackApiKey,
               publicBaseUrl: () => publicUrl.value,

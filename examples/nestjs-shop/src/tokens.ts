@@ -12,3 +12,5 @@ export const SHOP_WEBHOOK_HANDLERS = Symbol("shop:webhook-handlers");
 export const CONSOLE_LINKS = Symbol("shop:console-links");
 /** Injection token of the deploy-drill settings of the webhook handlers (`ShopReceiversDrill`). */
 export const SHOP_DRILL = Symbol("shop:drill");
+/** Injection token of the shop's rate quoter and its connection ({@link ShopQuoting}). */
+export const SHOP_QUOTING = Symbol("shop:quoting");

@@ -45,7 +45,21 @@ export const shopEnvSchema = z.object({
   SHOP_COURIERS: z
     .string()
     .regex(/^[a-z0-9&]+(:[a-z0-9&]+)*$/i, "SHOP_COURIERS must look like jne:sicepat:pos")
+    .refine((codes) => {
+      const list = codes.toLowerCase().split(":");
+      return new Set(list).size === list.length;
+    }, "SHOP_COURIERS lists a courier twice")
     .default("jne:sicepat:pos:tiki"),
+  /** Time a shipping quote may take (ms); couriers without a price by then are pending (or at the backup rate). */
+  SHOP_QUOTE_BUDGET_MS: integerFrom("SHOP_QUOTE_BUDGET_MS")
+    .min(1, "SHOP_QUOTE_BUDGET_MS must be at least 1")
+    .max(60_000, "SHOP_QUOTE_BUDGET_MS must be at most 60000")
+    .default(800),
+  /**
+   * A flat shipping price (rupiah) shown for a courier that has no price in time, so a checkout never shows "no
+   * rates"; unset: such a courier is listed as missing.
+   */
+  SHOP_BACKUP_RATE: integerFrom("SHOP_BACKUP_RATE").positive("SHOP_BACKUP_RATE must be positive").optional(),
   /**
    * How often (ms) the shop asks the provider about payments still pending, to find those whose webhooks all failed
    * (the provider retries for about 21 minutes only); `0` turns it off.
@@ -108,7 +122,16 @@ export interface ShopConfig {
   publicBaseUrl: string | undefined;
   payment: { apiKey: string; baseUrl: string; callbackApiKey: string };
   qris: { apiKey: string; baseUrl: string; qrisId: number };
-  shipping: { apiKey: string; baseUrl: string; originId: number; couriers: string[] };
+  shipping: {
+    apiKey: string;
+    baseUrl: string;
+    originId: number;
+    couriers: string[];
+    /** Time a quote may take, in ms. */
+    quoteBudgetMs: number;
+    /** Flat price of a courier without a price in time; `undefined`: none. */
+    backupRate: number | undefined;
+  };
   orders: { apiKey: string; baseUrl: string } | undefined;
   webhookSecret: string;
   redisUrl: string | undefined;
@@ -206,6 +229,8 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
       baseUrl: e.KIRIMBAYAR_SHIPPING_BASE_URL,
       originId: e.SHOP_ORIGIN_ID,
       couriers: e.SHOP_COURIERS.toLowerCase().split(":"),
+      quoteBudgetMs: e.SHOP_QUOTE_BUDGET_MS,
+      backupRate: e.SHOP_BACKUP_RATE,
     },
     orders:
       e.KIRIMBAYAR_ORDERS_BASE_URL !== undefined && e.KIRIMBAYAR_ORDERS_API_KEY !== undefined

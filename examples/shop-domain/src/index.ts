@@ -21,6 +21,7 @@ export type {
 export { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 export { PostgresOrderRepository, type RunInTransaction, SHOP_ORDERS_SCHEMA } from "./postgres-order-repository.js";
 export { checkedQrisString, qrImageDataUrl, qrTerminalText } from "./qr.js";
+export { createShopQuoting, type ShopQuoter, type ShopQuoting } from "./quoting.js";
 export {
   createShopReceivers,
   drillDelay,
@@ -43,7 +44,14 @@ export {
   quoteRequestSchema,
 } from "./requests.js";
 export { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions, shopSecrets } from "./runtime.js";
-export { type CostOption, type QuoteOption, rankCostOptions } from "./shipping-quote.js";
+export {
+  type CostOption,
+  type MissingQuote,
+  type QuoteOption,
+  quoteView,
+  rankCostOptions,
+  type ShippingQuoteView,
+} from "./shipping-quote.js";
 export { type CreatedOrder, type DestinationView, Shop, type ShopClients, type ShopOptions } from "./shop.js";
 export {
   consoleGreeting,

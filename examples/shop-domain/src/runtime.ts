@@ -18,6 +18,7 @@ import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 import { openShopInbox, type ShopInbox } from "./inbox.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
+import { createShopQuoting, type ShopQuoting } from "./quoting.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
 import { pendingPaymentReferences } from "./reconciliation.js";
 import { Shop, type ShopClients } from "./shop.js";
@@ -48,6 +49,8 @@ export interface ShopRuntime {
   receivers: ShopReceivers;
   orders: OrderRepository;
   clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
+  /** Where the rate quoter caches prices: `"redis"` when `REDIS_URL` is set, `"memory"` otherwise. */
+  quoteCache: ShopQuoting["cache"];
   /** The webhooks' idempotency store, tracked by {@link ShopRuntime.shutdown}. */
   store: IdempotencyStore;
   /**
@@ -116,11 +119,12 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         : undefined;
   const orders: OrderRepository = database?.orders ?? new InMemoryOrderRepository();
   const now = options.now ?? (() => new Date());
+  const quoting: ShopQuoting = await createShopQuoting(config, clients.shipping);
   const shop = new Shop({
     clients,
+    quoter: quoting.quoter,
     orders,
     originId: config.shipping.originId,
-    couriers: config.shipping.couriers,
     qrisId: config.qris.qrisId,
     callbackApiKey: config.payment.callbackApiKey,
     publicBaseUrl: options.publicBaseUrl,
@@ -173,6 +177,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     receivers,
     orders,
     clients,
+    quoteCache: quoting.cache,
     store,
     shutdown,
     storeKind: idempotency.kind,
@@ -207,6 +212,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
       await journal.close();
       await idempotency.close();
       await database?.close();
+      await quoting.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { logEvent, rupiah } from "./event-log.js";
 import type { ChosenShipping, Order, OrderItem, QrisPayment, VaPayment } from "./order.js";
 import type { OrderRepository } from "./order-repository.js";
 import { checkedQrisString, qrImageDataUrl } from "./qr.js";
+import type { ShopQuoter } from "./quoting.js";
 import {
   createOrderRequestSchema,
   destinationSearchRequestSchema,
@@ -11,7 +12,7 @@ import {
   payByVaRequestSchema,
   quoteRequestSchema,
 } from "./requests.js";
-import { type QuoteOption, rankCostOptions } from "./shipping-quote.js";
+import { quoteView, type ShippingQuoteView } from "./shipping-quote.js";
 
 /** The kirimbayar clients the shop calls. */
 export interface ShopClients {
@@ -23,11 +24,11 @@ export interface ShopClients {
 /** What a {@link Shop} needs: its clients, storage, and a few settings from the configuration. */
 export interface ShopOptions {
   clients: ShopClients;
+  /** Prices the shop's couriers for quotes and orders (see `createShopQuoting`). */
+  quoter: ShopQuoter;
   orders: OrderRepository;
   /** Destination id the parcels leave from. */
   originId: number;
-  /** Couriers quoted when a request names none. */
-  couriers: readonly string[];
   /** The QR configuration codes are generated from. */
   qrisId: number;
   /** Key the payment gateway signs its callbacks with. */
@@ -63,7 +64,7 @@ export interface CreatedOrder {
  * {@link ShopError} onto HTTP statuses.
  *
  * @example
- * const shop = new Shop({ clients, orders: new InMemoryOrderRepository(), originId: 501, couriers: ["jne"], ... });
+ * const shop = new Shop({ clients, quoter, orders: new InMemoryOrderRepository(), originId: 501, ... });
  * const { order, qris } = await shop.createOrder(requestBody);
  */
 export class Shop {
@@ -88,10 +89,14 @@ export class Shop {
     }));
   }
 
-  /** `POST /shipping/quote`: every service of the asked couriers, cheapest and fastest marked. */
-  async quote(body: unknown): Promise<QuoteOption[]> {
+  /**
+   * `POST /shipping/quote`: every service of the asked couriers (the shop's couriers by default), cheapest and
+   * fastest marked, each saying where its price came from; couriers without a price within the quote's budget are
+   * listed in `missing` with their reason.
+   */
+  async quote(body: unknown): Promise<ShippingQuoteView> {
     const request = parseRequest(quoteRequestSchema, body);
-    return this.#quote(request.destination_id, request.weight, request.couriers ?? this.#options.couriers);
+    return this.#quote(request.destination_id, request.weight, request.couriers);
   }
 
   /**
@@ -103,7 +108,12 @@ export class Shop {
     const items: OrderItem[] = request.items;
     const subtotal = items.reduce((sum, item) => sum + item.price * item.quantity, 0);
     const weight = items.reduce((sum, item) => sum + item.weight * item.quantity, 0);
-    const shipping = await this.#chooseShipping(request.destination_id, weight, request.courier, request.service);
+    const { shipping, backup } = await this.#chooseShipping(
+      request.destination_id,
+      weight,
+      request.courier,
+      request.service,
+    );
     const total = subtotal + shipping.cost;
 
     const generated = await this.#call(() =>
@@ -135,6 +145,15 @@ export class Shop {
       events: [],
     };
     logEvent(draft, now, "shop", "order.created", `total ${rupiah(total)} incl. shipping ${rupiah(shipping.cost)}`);
+    if (backup) {
+      logEvent(
+        draft,
+        now,
+        "shop",
+        "shipping.backup_rate",
+        `${shipping.courier_name} had no price in time: shipping charged at the shop's backup rate`,
+      );
+    }
     logEvent(
       draft,
       now,
@@ -213,34 +232,44 @@ export class Shop {
     return order;
   }
 
-  async #quote(destinationId: number, weight: number, couriers: readonly string[]): Promise<QuoteOption[]> {
-    const response = await this.#call(() =>
-      this.#options.clients.shipping.calculateDomesticCost({
+  async #quote(
+    destinationId: number,
+    weight: number,
+    couriers: readonly string[] | undefined,
+  ): Promise<ShippingQuoteView> {
+    const quote = await this.#call(() =>
+      this.#options.quoter.quote({
         origin: this.#options.originId,
         destination: destinationId,
         weight,
-        courier: [...couriers],
+        ...(couriers === undefined ? {} : { couriers }),
       }),
     );
-    return rankCostOptions(
-      response.data.map((option) => ({
-        name: option.name ?? option.code,
-        code: option.code,
-        service: option.service,
-        description: option.description,
-        cost: Number(option.cost),
-        etd: option.etd,
-      })),
-    );
+    return quoteView(quote);
   }
 
+  // The order's price comes from the quoter too, never from the browser: the price the customer was just shown
+  // (cached), or asked again. A courier still without a price is not sold; one at the backup rate is, and says so.
   async #chooseShipping(
     destinationId: number,
     weight: number,
     courier: string,
     service: string,
-  ): Promise<ChosenShipping> {
-    const options = await this.#quote(destinationId, weight, [courier]);
+  ): Promise<{ shipping: ChosenShipping; backup: boolean }> {
+    const { options, missing } = await this.#quote(destinationId, weight, [courier]).catch((error: unknown) => {
+      // The quoter names the field of its own input: here the courier was the order's `courier`.
+      if (error instanceof ShopError)
+        for (const issue of error.issues) issue.path = issue.path.replace(/^couriers\.0/, "courier");
+      throw error;
+    });
+    const absent = missing[0];
+    if (absent?.reason === "not_served") throw new ShopError("not_found", "No courier serves this route");
+    if (absent !== undefined) {
+      throw new ShopError(
+        "provider_error",
+        `Courier ${courier} has no price right now (${absent.reason}): try again in a moment`,
+      );
+    }
     const chosen = options.find((option) => option.service.toLowerCase() === service.toLowerCase());
     if (chosen === undefined) {
       throw new ShopError("invalid_request", `Courier ${courier} offers no service ${service} to this destination`, {
@@ -249,7 +278,7 @@ export class Shop {
         ],
       });
     }
-    return {
+    const shipping: ChosenShipping = {
       courier_code: chosen.courier_code,
       courier_name: chosen.courier_name,
       service: chosen.service,
@@ -257,6 +286,7 @@ export class Shop {
       etd: chosen.etd,
       destination_id: destinationId,
     };
+    return { shipping, backup: chosen.source === "backup" };
   }
 
   async #call<T>(operation: () => Promise<T>): Promise<T> {

@@ -115,6 +115,29 @@ describe("loadShopConfig", () => {
   });
 });
 
+describe("loadShopConfig: shipping quotes", () => {
+  it("gives a quote 800 ms and no backup rate by default; takes both from the environment", () => {
+    expect(loadShopConfig(validEnv).shipping).toMatchObject({ quoteBudgetMs: 800, backupRate: undefined });
+    const config = loadShopConfig({ ...validEnv, SHOP_QUOTE_BUDGET_MS: "500", SHOP_BACKUP_RATE: "35000" });
+    expect(config.shipping).toMatchObject({ quoteBudgetMs: 500, backupRate: 35_000 });
+  });
+
+  it("refuses a budget of 0 or a backup rate that is not whole rupiah, and a courier listed twice", () => {
+    const problems = problemsOf({
+      ...validEnv,
+      SHOP_QUOTE_BUDGET_MS: "0",
+      SHOP_BACKUP_RATE: "12.5",
+      SHOP_COURIERS: "jne:pos:JNE",
+    });
+    expect(problems.map((p) => p.variable).sort()).toEqual([
+      "SHOP_BACKUP_RATE",
+      "SHOP_COURIERS",
+      "SHOP_QUOTE_BUDGET_MS",
+    ]);
+    expect(problems.find((p) => p.variable === "SHOP_COURIERS")?.message).toBe("SHOP_COURIERS lists a courier twice");
+  });
+});
+
 describe("loadShopConfig: where orders live", () => {
   it("keeps orders in memory by default, in PostgreSQL with SHOP_DATABASE=postgres or a DATABASE_URL", () => {
     expect(loadShopConfig(validEnv)).toMatchObject({ database: "memory", databaseUrl: undefined });

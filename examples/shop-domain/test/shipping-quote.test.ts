@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rankCostOptions } from "../src/shipping-quote.js";
+import { quoteView, rankCostOptions } from "../src/shipping-quote.js";
 
 describe("rankCostOptions", () => {
   it("sorts by price, marks the cheapest and the fastest, and parses every ETD", () => {
@@ -35,5 +35,58 @@ describe("rankCostOptions", () => {
     const quote = rankCostOptions([{ name: "X", code: "x", service: "S", cost: 1_000, etd: "soon" }]);
     expect(quote[0]).toMatchObject({ cheapest: true, fastest: false });
     expect(rankCostOptions([])).toEqual([]);
+  });
+});
+
+describe("quoteView", () => {
+  it("lists every courier's options with where each price came from, never badging a backup rate", () => {
+    const fetchedAt = Date.parse("2026-03-02T03:00:00.000Z");
+    const view = quoteView({
+      rates: [
+        {
+          courier: "jne",
+          source: "cache",
+          stale: true,
+          fetchedAt,
+          options: [
+            {
+              courier: "jne",
+              code: "jne",
+              name: "JNE",
+              service: "REG",
+              description: "Reguler",
+              cost: 18_000,
+              etd: "2-3 day",
+            },
+          ],
+        },
+        {
+          courier: "pos",
+          source: "backup",
+          stale: false,
+          fetchedAt: undefined,
+          backupReason: "pending",
+          options: [
+            {
+              courier: "pos",
+              code: "pos",
+              name: undefined,
+              service: "BACKUP",
+              description: "Backup rate",
+              cost: 9_000,
+              etd: "1 day",
+            },
+          ],
+        },
+      ],
+      missing: [{ courier: "tiki", reason: "failed", error: new Error("503") }],
+      complete: false,
+    });
+    expect(view.options.map((o) => [o.courier_code, o.source, o.fetched_at, o.stale, o.cheapest, o.fastest])).toEqual([
+      ["pos", "backup", null, false, false, false],
+      ["jne", "cache", "2026-03-02T03:00:00.000Z", true, true, true],
+    ]);
+    expect(view.options[0]?.courier_name).toBe("pos");
+    expect(view.missing).toEqual([{ courier_code: "tiki", reason: "failed" }]);
   });
 });

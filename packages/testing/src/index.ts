@@ -26,6 +26,7 @@ export { createFakeProvider, type FakeProvider, type FakeProviderOptions } from 
 export type { RateLimitOptions } from "./fake/rate-limit.js";
 export type { ListenOptions, RunningServer } from "./fake/server.js";
 export { type ApiKeysOption, DEFAULT_API_KEYS, FAKE_SERVICES, type FakeService } from "./fake/services.js";
+export type { CourierFault } from "./fake/shipping-faults.js";
 export type { CreateOrderInput, FakeOrder } from "./fake/state/orders.js";
 export type { FakePayment } from "./fake/state/payments.js";
 export type { FakeQrCode, FakeQrisConfig } from "./fake/state/qris.js";

@@ -65,6 +65,12 @@ async function call<T = { data: unknown }>(
   return { status: response.status, body: (await response.json()) as T };
 }
 
+/** What `POST /shipping/quote` answers. */
+interface QuoteAnswer {
+  data: { courier_code: string; service: string; cost: number; source: string; fetched_at: string | null }[];
+  missing: { courier_code: string; reason: string }[];
+}
+
 const cart = {
   customer: { name: "Sari Wulandari", email: "sari@example.test", phone: "081234567890" },
   items: [
@@ -137,7 +143,10 @@ export function describeShopFlow(
           cheapest: boolean;
           fastest: boolean;
           etd: { max: number | null };
+          source: string;
+          fetched_at: string | null;
         }[];
+        missing: unknown[];
       }>("/shipping/quote", { destination_id: await braga(), weight: 1_000, couriers: ["jne", "sicepat", "pos"] });
       expect(quote.status).toBe(200);
       const options = quote.body.data;
@@ -150,6 +159,62 @@ export function describeShopFlow(
       const quickest = Math.min(...options.map((o) => o.etd.max ?? Number.POSITIVE_INFINITY));
       expect(fastest[0]?.etd.max).toBe(quickest);
       expect(options.map((o) => o.cost)).toEqual([...options.map((o) => o.cost)].sort((a, b) => a - b));
+      expect(quote.body.missing).toEqual([]);
+      expect(options.every((o) => o.source === "provider" && !Number.isNaN(Date.parse(o.fetched_at ?? "")))).toBe(true);
+    });
+
+    it("quotes within its budget while one courier is slow and one fails; the late price serves the next view and the order", async () => {
+      provider.setCourierFault("sicepat", { delayMs: 1_500 });
+      provider.setCourierFault("tiki", { status: 503 });
+      const destination_id = await braga();
+      const calls = () => provider.requests.filter((r) => r.path === "/api/v1/calculate/domestic-cost").length;
+      const started = performance.now();
+      const quote = await post<QuoteAnswer>("/shipping/quote", { destination_id, weight: 1_000 });
+      // The shop's budget is 800 ms; the slow courier answers after 1.5 s. Slack for a busy machine.
+      expect(performance.now() - started).toBeLessThan(1_300);
+      expect(quote.status).toBe(200);
+      expect(new Set(quote.body.data.map((o) => o.courier_code))).toEqual(new Set(["jne", "pos"]));
+      expect(quote.body.missing).toEqual([
+        { courier_code: "sicepat", reason: "pending" },
+        { courier_code: "tiki", reason: "failed" },
+      ]);
+
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      const before = calls();
+      const again = await post<QuoteAnswer>("/shipping/quote", {
+        destination_id,
+        weight: 1_000,
+        couriers: ["sicepat"],
+      });
+      expect(again.body.data.length).toBeGreaterThan(0);
+      expect(again.body.data.every((o) => o.courier_code === "sicepat" && o.source === "cache")).toBe(true);
+      const created = await post<{ data: { order: Order } }>("/orders", {
+        ...cart,
+        destination_id,
+        courier: "sicepat",
+        service: "REG",
+      });
+      expect(created.status).toBe(201);
+      const reg = again.body.data.find((o) => o.service === "REG");
+      expect(created.body.data.order.shipping.cost).toBe(reg?.cost);
+      expect(calls()).toBe(before);
+
+      const failing = await post<{ error: { code: string; message: string } }>("/orders", {
+        ...cart,
+        destination_id,
+        courier: "tiki",
+        service: "REG",
+      });
+      expect(failing.status).toBe(502);
+      expect(failing.body.error.message).toBe("Courier tiki has no price right now (failed): try again in a moment");
+      const unknown = await post<{ error: { issues: { path: string }[] } }>("/orders", {
+        ...cart,
+        destination_id,
+        courier: "paxel",
+        service: "REG",
+      });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error.issues.map((i) => i.path)).toEqual(["courier"]);
     });
 
     it("takes an order by QRIS, ignores a duplicate delivery, then ships and delivers it", async () => {

@@ -1,5 +1,6 @@
 import type { ApiResponse } from "../http/api-response.js";
 import type { ClientOptions, RequestOptions } from "../http/options.js";
+import { tagShippingAccount } from "./account.js";
 import { LegacyRequests } from "./legacy-requests.js";
 import { type LegacyKeyOptions, resultsList, singleResult } from "./legacy-wrapper.js";
 import type { LookupCacheOptions } from "./lookup-cache.js";
@@ -98,6 +99,7 @@ export class ShippingProClient {
 
   constructor(options: ShippingProClientOptions) {
     this.#requests = new LegacyRequests(options, SHIPPING_PRO_PATHS);
+    tagShippingAccount(this, "pro", [options.baseUrl, options.apiKey, options.androidKey, options.iosKey]);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { HttpMethod, OperationRequest } from "../http/operation.js";
 import type { ClientOptions, RequestOptions } from "../http/options.js";
 import { Transport } from "../http/transport.js";
 import { parseRequestInput } from "../http/validate-input.js";
+import { tagShippingAccount } from "./account.js";
 import { cachedRequest } from "./cached-request.js";
 import {
   type CourierCostOption,
@@ -108,6 +109,7 @@ export class ShippingClient {
   constructor(options: ShippingClientOptions) {
     this.#transport = new Transport(options, [{ in: "header", name: "key", option: "apiKey", value: options?.apiKey }]);
     this.#cache = createLookupCache(options.cache, options.clock ?? Date.now);
+    tagShippingAccount(this, "current", [options.baseUrl, options.apiKey]);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ApiResponse } from "../http/api-response.js";
 import type { ClientOptions, RequestOptions } from "../http/options.js";
+import { tagShippingAccount } from "./account.js";
 import { LegacyRequests } from "./legacy-requests.js";
 import type { KeyPlacement } from "./legacy-wrapper.js";
 import type { LookupCacheOptions } from "./lookup-cache.js";
@@ -53,6 +54,7 @@ export class ShippingStarterClient {
 
   constructor(options: ShippingStarterClientOptions) {
     this.#requests = new LegacyRequests(options, SHIPPING_STARTER_PATHS);
+    tagShippingAccount(this, "starter", [options.baseUrl, options.apiKey, options.androidKey, options.iosKey]);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { CourierFaults } from "./shipping-faults.js";
+
 /** One injected fault, consumed by the next matching API request. */
 export interface FaultSpec {
   /** Path to match: exact pathname (`/api/v1/calculate/domestic-cost`) or a RegExp. Omit to match any request. */
@@ -22,9 +24,11 @@ interface ArmedFault extends FaultSpec {
   remaining: number;
 }
 
-/** Queue of faults the next requests consume, first armed first used. */
+/** Queue of faults the next requests consume, first armed first used; also holds the per-courier faults. */
 export class FaultQueue {
   #faults: ArmedFault[] = [];
+  /** Faults of single couriers in the shipping cost calls (see `setCourierFault`). */
+  readonly couriers = new CourierFaults();
 
   /** Arms a fault. */
   add(spec: FaultSpec): void {
@@ -54,8 +58,9 @@ export class FaultQueue {
     return this.#faults.length;
   }
 
-  /** Disarms everything. */
+  /** Disarms everything, the courier faults included. */
   clear(): void {
     this.#faults = [];
+    this.couriers.clear();
   }
 }

@@ -11,6 +11,7 @@ import { inProcessRequest } from "./in-process-request.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { type ListenOptions, listen, type RunningServer } from "./server.js";
 import { type ApiKeysOption, type FakeService, resolveApiKeys } from "./services.js";
+import type { CourierFault } from "./shipping-faults.js";
 import { type CreateOrderInput, type FakeOrder, OrderStore } from "./state/orders.js";
 import { type FakePayment, PaymentStore } from "./state/payments.js";
 import { type FakeQrCode, type FakeQrisConfig, QrisStore } from "./state/qris.js";
@@ -163,7 +164,19 @@ export interface FakeProvider {
   };
   /** Arms a fault for the next matching request(s). */
   failNext(fault: FaultSpec): void;
-  /** Disarms every fault. */
+  /**
+   * Sets what one courier does in the shipping cost calls (`courier=jne:sicepat:...`) until cleared: answer late
+   * (`delayMs`), fail the whole call (`status`, e.g. 503), or not serve any route (`refuse: true`: its options are
+   * left out, and a call of refusing couriers only answers "Calculate Domestic Shipping Cost not found"). Each courier
+   * on its own; `undefined` clears the courier's fault, `clearFaults()` and `reset()` clear them all.
+   *
+   * @example
+   * provider.setCourierFault("sicepat", { delayMs: 3_000 });
+   * provider.setCourierFault("jnt", { status: 503 });
+   * provider.setCourierFault("anteraja", { refuse: true });
+   */
+  setCourierFault(courier: string, fault: CourierFault | undefined): void;
+  /** Disarms every fault, the courier faults included. */
   clearFaults(): void;
   /** Sets the real latency added to every API response. */
   setLatency(ms: number): void;
@@ -300,6 +313,7 @@ class Fake implements FakeProvider {
   readonly orders: OrdersHandle;
   readonly webhooks: WebhooksHandle;
   readonly failNext: (fault: FaultSpec) => void;
+  readonly setCourierFault: (courier: string, fault: CourierFault | undefined) => void;
   readonly clearFaults: () => void;
   readonly setLatency: (ms: number) => void;
   readonly listen: (options?: ListenOptions) => Promise<RunningServer>;
@@ -319,6 +333,7 @@ class Fake implements FakeProvider {
     this.orders = new OrdersHandle(deps);
     this.webhooks = new WebhooksHandle(deps);
     this.failNext = (fault) => deps.faults.add(fault);
+    this.setCourierFault = (courier, fault) => deps.faults.couriers.set(courier, fault);
     this.clearFaults = () => deps.faults.clear();
     this.setLatency = (ms) => {
       deps.latencyMs = ms;

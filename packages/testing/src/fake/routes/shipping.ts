@@ -17,6 +17,7 @@ import {
   SHIPPING_MESSAGES,
 } from "../../fixtures/shipping.js";
 import { waybillResult } from "../../fixtures/waybill.js";
+import { applyCourierFaults } from "../shipping-faults.js";
 import { type FakeApp, type FakeContext, readForm, readParams } from "../world.js";
 
 function paging(params: Record<string, unknown>): { limit?: number; offset?: number } {
@@ -81,7 +82,9 @@ export function shippingRoutes(app: FakeApp): void {
   });
 
   const cost = (level: "subdistrict" | "district") => async (c: FakeContext) => {
-    const result = priceDomestic(await readForm(c), level);
+    const form = await applyCourierFaults(c, await readForm(c));
+    if (form instanceof Response) return form;
+    const result = priceDomestic(form, level);
     if (!result.ok) return c.json(metaError(result.code, result.message), result.code as 400);
     return c.json(metaOk(result.options));
   };
@@ -89,7 +92,9 @@ export function shippingRoutes(app: FakeApp): void {
   app.post("/api/v1/calculate/district/domestic-cost", cost("district"));
 
   app.post("/api/v1/calculate/international-cost", async (c) => {
-    const result = priceInternational(await readForm(c));
+    const form = await applyCourierFaults(c, await readForm(c));
+    if (form instanceof Response) return form;
+    const result = priceInternational(form);
     if (!result.ok) return c.json(metaError(result.code, result.message), result.code as 400);
     return c.json(metaOk(result.options));
   });

@@ -1,0 +1,136 @@
+import { metaError } from "../fixtures/envelopes.js";
+import { SHIPPING_MESSAGES } from "../fixtures/shipping.js";
+import type { FakeContext } from "./world.js";
+
+/**
+ * What one courier does in the cost calls (`courier=jne:sicepat:...`) while the fault is set. A call asks every
+ * courier it names and answers once all of them did, so:
+ * - `delayMs`: the call answers that many real milliseconds later (the slowest courier of a call sets its pace);
+ * - `status`: the whole call fails with this status (a 5xx such as 500 or 503): one courier's failure costs the call;
+ * - `refuse: true`: the courier does not serve any route: its options are left out, and a call of refusing couriers
+ *   only answers 400 "Calculate Domestic Shipping Cost not found".
+ *
+ * `delayMs` combines with `status` (late, then failing) or with `refuse`.
+ */
+export interface CourierFault {
+  delayMs?: number;
+  status?: number;
+  /** Body message with `status`. Default `"Courier <code> is unavailable"`. */
+  message?: string;
+  refuse?: boolean;
+  /** How many cost calls naming the courier it applies to; default: until cleared. */
+  times?: number;
+}
+
+interface ArmedCourierFault extends CourierFault {
+  remaining: number;
+}
+
+/** What the faults make of one cost call: answer now with `reply`, or price only `courier` after `delayMs`. */
+export interface CourierFaultVerdict {
+  delayMs: number;
+  reply?: { status: number; message: string };
+  /** The `courier` field without the refusing couriers (`""` when every one refused). */
+  courier: string;
+}
+
+/**
+ * Faults per courier code, each courier on its own. Held by the fault queue, so `clearFaults()` and `reset()` drop
+ * them with every other injected fault.
+ */
+export class CourierFaults {
+  readonly #faults = new Map<string, ArmedCourierFault>();
+
+  set(courier: string, fault: CourierFault | undefined): void {
+    const code = courier.trim().toLowerCase();
+    if (code === "" || code.includes(":")) throw new TypeError("setCourierFault() needs one courier code");
+    if (fault === undefined) {
+      this.#faults.delete(code);
+      return;
+    }
+    const { delayMs, status, refuse, times } = fault;
+    if (delayMs === undefined && status === undefined && !refuse) {
+      throw new TypeError("setCourierFault() needs delayMs, status or refuse (or undefined to clear)");
+    }
+    if (delayMs !== undefined && (!Number.isFinite(delayMs) || delayMs < 0)) {
+      throw new TypeError("delayMs must be a non-negative number of milliseconds");
+    }
+    if (status !== undefined && (!Number.isInteger(status) || status < 400 || status > 599)) {
+      throw new TypeError("status must be an HTTP error status (400-599)");
+    }
+    if (times !== undefined && (!Number.isInteger(times) || times < 1)) {
+      throw new TypeError("times must be a positive integer");
+    }
+    this.#faults.set(code, { ...fault, remaining: times ?? Number.POSITIVE_INFINITY });
+  }
+
+  clear(): void {
+    this.#faults.clear();
+  }
+
+  get size(): number {
+    return this.#faults.size;
+  }
+
+  /** The verdict for a call naming `joined` (`a:b:c`), consuming one use of each fault that applies. */
+  judge(joined: string): CourierFaultVerdict {
+    let delayMs = 0;
+    let reply: CourierFaultVerdict["reply"];
+    const served: string[] = [];
+    for (const raw of joined.split(":")) {
+      const code = raw.trim().toLowerCase();
+      const fault = this.#faults.get(code);
+      if (fault === undefined) {
+        served.push(raw);
+        continue;
+      }
+      fault.remaining -= 1;
+      if (fault.remaining <= 0) this.#faults.delete(code);
+      delayMs = Math.max(delayMs, fault.delayMs ?? 0);
+      if (fault.status !== undefined) {
+        reply ??= { status: fault.status, message: fault.message ?? `Courier ${code} is unavailable` };
+      }
+      if (!fault.refuse) served.push(raw);
+    }
+    return reply === undefined ? { delayMs, courier: served.join(":") } : { delayMs, reply, courier: served.join(":") };
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The hook of the current interface's cost routes: applies the courier faults to a cost form. Returns the response
+ * to send instead of pricing (a failing courier, or every courier refusing), or the form to price (the refusing
+ * couriers left out), after the slowest courier's delay.
+ *
+ * @example
+ * const faulted = await applyCourierFaults(c, form);
+ * if (faulted instanceof Response) return faulted;
+ */
+export async function applyCourierFaults(
+  c: FakeContext,
+  form: Record<string, unknown>,
+): Promise<Response | Record<string, unknown>> {
+  const faults = c.env.faults.couriers;
+  if (faults.size === 0 || typeof form.courier !== "string") return form;
+  const verdict = faults.judge(form.courier);
+  if (verdict.delayMs > 0) await sleep(verdict.delayMs, c.req.raw.signal);
+  if (verdict.reply !== undefined) {
+    return c.json(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
+  }
+  if (verdict.courier === "") return c.json(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
+  return { ...form, courier: verdict.courier };
+}
