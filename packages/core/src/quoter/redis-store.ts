@@ -2,8 +2,8 @@ import { ConfigurationError } from "../errors/validation.js";
 import {
   type IoRedisLikeClient,
   type NodeRedisLikeClient,
-  type RedisCommandSender,
-  redisCommandSender,
+  type RedisConnection,
+  redisConnection,
 } from "../idempotency/redis/command-sender.js";
 import { decodeEntry, encodeEntry } from "./entry-codec.js";
 import type { RateEntry, RateStore } from "./types.js";
@@ -45,7 +45,7 @@ const ttlOf = (ttlMs: number) => String(Math.max(1, Math.ceil(ttlMs)));
  * const quoter = createRateQuoter({ client: shipping, couriers: ["jne", "pos"], cache: { store: redisRateStore({ client: redis }) } });
  */
 export class RedisRateStore implements RateStore {
-  readonly #send: RedisCommandSender;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #tokens = new Map<string, string>();
 
@@ -53,7 +53,7 @@ export class RedisRateStore implements RateStore {
     if (options === null || typeof options !== "object") {
       throw new ConfigurationError("options", "redisRateStore takes { client, keyPrefix? }");
     }
-    this.#send = redisCommandSender(options.client, "redisRateStore");
+    this.#connection = redisConnection(options.client, "redisRateStore");
     const prefix = options.keyPrefix ?? "kirimbayar:rates:";
     if (typeof prefix !== "string") throw new ConfigurationError("keyPrefix", "keyPrefix must be a string");
     this.#prefix = prefix;
@@ -61,20 +61,30 @@ export class RedisRateStore implements RateStore {
 
   async get(key: string, couriers: readonly string[]): Promise<(RateEntry | undefined)[]> {
     if (couriers.length === 0) return [];
-    const reply = await this.#send(["HMGET", this.#prefix + key, ...couriers]);
+    const hash = this.#prefix + key;
+    const reply = await this.#send(["HMGET", hash, ...couriers], hash);
     if (!Array.isArray(reply)) throw new TypeError("Redis answered HMGET with something else than a list");
     return reply.map((value, i) => decodeEntry(value, couriers[i] as string));
   }
 
   async set(key: string, courier: string, entry: RateEntry, ttlMs: number): Promise<void> {
-    await this.#send(["EVAL", SET_SCRIPT, "1", this.#prefix + key, courier, encodeEntry(entry), ttlOf(ttlMs)]);
+    const hash = this.#prefix + key;
+    await this.#send(["EVAL", SET_SCRIPT, "1", hash, courier, encodeEntry(entry), ttlOf(ttlMs)], hash);
   }
 
   async delete(key: string, couriers: readonly string[]): Promise<void> {
-    if (couriers.length > 0) await this.#send(["HDEL", this.#prefix + key, ...couriers]);
+    const hash = this.#prefix + key;
+    if (couriers.length > 0) await this.#send(["HDEL", hash, ...couriers], hash);
   }
 
   async deletePrefix(prefix: string): Promise<void> {
+    // SCAN walks one node of a cluster, and UNLINK of keys in several slots is refused there.
+    if (this.#connection.cluster) {
+      throw new ConfigurationError(
+        "client",
+        "redisRateStore: invalidating every price (invalidateAll) needs one Redis server or Sentinel; on a Redis Cluster, invalidate routes one by one",
+      );
+    }
     const pattern = `${globEscaped(this.#prefix + prefix)}*`;
     let cursor = "0";
     for (let round = 0; round < SCAN_ROUNDS_LIMIT; round++) {
@@ -89,7 +99,7 @@ export class RedisRateStore implements RateStore {
   async lock(key: string, courier: string, ttlMs: number): Promise<boolean> {
     const lockKey = this.#lockKey(key, courier);
     const token = crypto.randomUUID();
-    const reply = await this.#send(["SET", lockKey, token, "NX", "PX", ttlOf(ttlMs)]);
+    const reply = await this.#send(["SET", lockKey, token, "NX", "PX", ttlOf(ttlMs)], lockKey);
     if (reply === null || reply === undefined) return false;
     this.#tokens.set(lockKey, token);
     return true;
@@ -100,7 +110,12 @@ export class RedisRateStore implements RateStore {
     const token = this.#tokens.get(lockKey);
     if (token === undefined) return;
     this.#tokens.delete(lockKey);
-    await this.#send(["EVAL", UNLOCK_SCRIPT, "1", lockKey, token]);
+    await this.#send(["EVAL", UNLOCK_SCRIPT, "1", lockKey, token], lockKey);
+  }
+
+  // One command; `key` routes it to its node on a cluster client.
+  #send(args: string[], key?: string): Promise<unknown> {
+    return this.#connection.send(args, key);
   }
 
   // A route key ends with its weight (digits), so "<route>:lock:<courier>" is never a route's hash.
