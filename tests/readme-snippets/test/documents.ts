@@ -48,6 +48,7 @@ export const OTHER_LANGUAGES: ReadonlySet<string> = new Set([
   "csv",
   "log",
   "nginx",
+  "haproxy",
   "dockerfile",
 ]);
 
