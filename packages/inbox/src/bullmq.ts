@@ -1,2 +1,8 @@
 // `@kirimbayar/inbox/bullmq`: the inbox engine on BullMQ (Redis).
-export { type BullMqInboxOptions, createBullMqInbox } from "./engines/bullmq.js";
+export {
+  type BullMqConnection,
+  type BullMqConnectionOptions,
+  type BullMqInboxOptions,
+  type BullMqRedisClient,
+  createBullMqInbox,
+} from "./engines/bullmq.js";

@@ -15,3 +15,9 @@ export const KIRIMBAYAR_OPTIONS_FOR_RECONCILER = Symbol("kirimbayar:options-for-
 
 /** The module options, as the inbox worker reads them (an alias of the builder's options token). */
 export const KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER = Symbol("kirimbayar:options-for-inbox-worker");
+
+/** Injection token of the console the module serves (built from the module options at boot), if any. */
+export const KIRIMBAYAR_CONSOLE = Symbol("kirimbayar:console");
+
+/** Injection token of the path the module's console controller is routed at (`null` without a console). */
+export const KIRIMBAYAR_CONSOLE_ROUTE = Symbol("kirimbayar:console-route");

@@ -2,7 +2,6 @@
 import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { MountableConsole } from "@kirimbayar/express";
 import {
   createStandInConsole,
   postStandInForm,
@@ -14,7 +13,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from "@nestjs/com
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { Test } from "@nestjs/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { KirimbayarModule } from "../src/index.js";
+import { KirimbayarModule, type MountableConsole } from "../src/index.js";
 
 const { basePath, authorization: operator, cookies, contentSecurityPolicy, form } = STAND_IN_CONSOLE;
 

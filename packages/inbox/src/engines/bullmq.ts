@@ -6,13 +6,40 @@ import { watchLostFetches } from "./bullmq/lost-fetches.js";
 import { reconnectDelay, rescueRedisOf } from "./bullmq/rescue-redis.js";
 import { bullMqIdOfKey } from "./job-ids.js";
 
+/**
+ * What BullMQ takes as `connection` (its `ConnectionOptions`), typed by its shape so that bullmq stays an optional
+ * peer whose types this package never imports: ioredis options (a server's or a cluster's), or a client such as an
+ * ioredis `Redis` or `Cluster`.
+ */
+export type BullMqConnection = BullMqConnectionOptions | BullMqRedisClient;
+
+/** ioredis options as BullMQ takes them (`{ host, port, password, tls, … }`); every other ioredis option too. */
+export interface BullMqConnectionOptions {
+  host?: string;
+  port?: number;
+  url?: string;
+  db?: number;
+  username?: string;
+  password?: string;
+  tls?: unknown;
+  maxRetriesPerRequest?: number | null;
+  // biome-ignore lint/suspicious/noConfusingVoidType: ioredis's own signature, so that every strategy it takes fits
+  retryStrategy?: (times: number) => number | void | null;
+  [option: string]: unknown;
+}
+
+/** A Redis client BullMQ can use: an ioredis `Redis` or `Cluster` (it opens its workers' connections by `duplicate()`). */
+export interface BullMqRedisClient {
+  duplicate(...args: never[]): unknown;
+}
+
 /** Options of {@link createBullMqInbox}. */
 export interface BullMqInboxOptions {
   /**
    * Redis connection for the queue and its workers: options (`{ host, port }`) or an ioredis instance. Workers need
    * `maxRetriesPerRequest: null` (BullMQ's rule); with options the inbox sets it.
    */
-  connection: ConnectionOptions;
+  connection: BullMqConnection;
   /** Queue name (default `kirimbayar-inbox`; no `:`). */
   name?: string;
   /** Redis key prefix (BullMQ's default `bull`). */
@@ -66,7 +93,7 @@ const DEFAULT_STALLED_INTERVAL_MS = 5_000;
  */
 export async function createBullMqInbox(options: BullMqInboxOptions): Promise<InboxQueue> {
   const name = options.name ?? "kirimbayar-inbox";
-  const connection = withWorkerSettings(options.connection);
+  const connection = withWorkerSettings(options.connection as ConnectionOptions);
   const base = { connection, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) };
   const queue = new Queue<JobData>(name, base);
   // Connection trouble: enqueue fails (the receiver answers 503) and BullMQ reconnects; nothing to print here.
