@@ -88,7 +88,8 @@ export function consoleGuards(guards: readonly ConsoleGuard[]): Type<CanActivate
       if (typeof guard !== "function") return guard;
       try {
         const registered: unknown = this.moduleRef.get(guard, { strict: false });
-        if (typeof (registered as CanActivate | undefined)?.canActivate === "function") return registered as CanActivate;
+        if (typeof (registered as CanActivate | undefined)?.canActivate === "function")
+          return registered as CanActivate;
       } catch {
         // Not registered anywhere in the app: built below.
       }

@@ -9,8 +9,8 @@ import type {
   MountableConsole,
 } from "./options.js";
 
-/** The console's route as the module defines it: where it is served, behind which guards. */
-export type ConsoleRoute = Omit<KirimbayarConsoleOptions, "handler"> & { basePath: string };
+/** The console's route as the module defines it: where it is served, behind which guards (and the console, if given). */
+export type ConsoleRoute = KirimbayarConsoleOptions & { basePath: string };
 
 /**
  * The route of the `console` given when the module is defined, or `undefined` without one. The path is `basePath`,
@@ -20,8 +20,7 @@ export type ConsoleRoute = Omit<KirimbayarConsoleOptions, "handler"> & { basePat
  */
 export function consoleRouteOf(console: KirimbayarConsoleOptions | undefined): ConsoleRoute | undefined {
   if (console === undefined) return undefined;
-  const { handler, ...route } = console;
-  const basePath = route.basePath ?? (isConsole(handler) ? handler.basePath : undefined);
+  const basePath = console.basePath ?? (isConsole(console.handler) ? console.handler.basePath : undefined);
   if (typeof basePath !== "string" || basePath.trim() === "") {
     throw new ConfigurationError(
       "console.basePath",
@@ -30,24 +29,25 @@ export function consoleRouteOf(console: KirimbayarConsoleOptions | undefined): C
         '"/kirimbayar/console", guards }, useFactory: () => ({ console: { handler } }) }).',
     );
   }
-  return { ...route, basePath };
+  return { ...console, basePath };
 }
 
 /**
- * The console the module serves, from the module options, checked against the route at boot: the console of
- * `options.console.handler` (called with the module's services when it is a function), served at `route`.
+ * The console the module serves, checked against its route at boot: `console.handler` of the module options (what
+ * `forRootAsync()`'s factory returns), else the one given with the route; called with the module's services when it
+ * is a function.
  *
- * @throws ConfigurationError when a route has no console or a console no route, when the handler is not a console,
- * or when the console's `basePath` is not the route's.
+ * @throws ConfigurationError when a route has no console or a console no route, when two different consoles are
+ * given, when the handler is not a console, or when the console's `basePath` is not the route's.
  */
 export function resolveConsole(
   options: KirimbayarModuleOptions,
-  route: string | null,
+  route: Pick<ConsoleRoute, "basePath" | "handler"> | null,
   context: KirimbayarConsoleContext,
 ): MountableConsole | null {
-  const given = options.console?.handler;
+  const fromOptions = options.console?.handler;
   if (route === null) {
-    if (given === undefined) return null;
+    if (fromOptions === undefined) return null;
     throw new ConfigurationError(
       "console",
       "KirimbayarModule: the module options have console.handler, but the module was defined without a console " +
@@ -55,11 +55,20 @@ export function resolveConsole(
         "guards }, useFactory }), since Nest fixes routes before the factory runs.",
     );
   }
+  // forRoot() has the same handler in both (its options are the route's too).
+  if (fromOptions !== undefined && route.handler !== undefined && fromOptions !== route.handler) {
+    throw new ConfigurationError(
+      "console.handler",
+      "KirimbayarModule: two consoles are given, one where the module is defined (console.handler) and one by " +
+        "useFactory (console.handler): give it once.",
+    );
+  }
+  const given = fromOptions ?? route.handler;
   if (given === undefined) {
     throw new ConfigurationError(
       "console.handler",
-      `KirimbayarModule: a console is routed at ${route} but the module options have no console.handler: return ` +
-        "console: { handler } from useFactory (createWebhookConsole() of @kirimbayar/console).",
+      `KirimbayarModule: a console is routed at ${route.basePath} but the module options have no console.handler: ` +
+        "return console: { handler } from useFactory (createWebhookConsole() of @kirimbayar/console).",
     );
   }
   const webConsole: unknown = typeof given === "function" ? given(context) : given;
@@ -70,10 +79,10 @@ export function resolveConsole(
         "object with basePath and fetch(request)), or a function returning one.",
     );
   }
-  if (normalisedPath(webConsole.basePath) !== normalisedPath(route)) {
+  if (normalisedPath(webConsole.basePath) !== normalisedPath(route.basePath)) {
     throw new ConfigurationError(
       "console.basePath",
-      `KirimbayarModule: the console is routed at ${route} but was built with basePath ${webConsole.basePath}: ` +
+      `KirimbayarModule: the console is routed at ${route.basePath} but was built with basePath ${webConsole.basePath}: ` +
         "they must be the same path (the console's links and forms start with its basePath).",
     );
   }

@@ -3,7 +3,7 @@ import { DiscoveryModule } from "@nestjs/core";
 import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
 import { consoleController } from "./console-controller.js";
-import { consoleRouteOf, resolveConsole } from "./console-provider.js";
+import { type ConsoleRoute, consoleRouteOf, resolveConsole } from "./console-provider.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
 import { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
@@ -34,7 +34,7 @@ const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ modu
       providers: [
         ...(module.providers ?? []),
         { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" },
-        { provide: KIRIMBAYAR_CONSOLE_ROUTE, useValue: consoleRoute?.basePath ?? null },
+        { provide: KIRIMBAYAR_CONSOLE_ROUTE, useValue: consoleRoute ?? null },
       ],
     };
   })
@@ -77,7 +77,7 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
     KirimbayarInboxWorker,
     {
       provide: KIRIMBAYAR_CONSOLE,
-      useFactory: (options: KirimbayarModuleOptions, route: string | null, reconciler: KirimbayarReconciler) =>
+      useFactory: (options: KirimbayarModuleOptions, route: ConsoleRoute | null, reconciler: KirimbayarReconciler) =>
         resolveConsole(options, route, { reconciler }),
       inject: [definition.MODULE_OPTIONS_TOKEN, KIRIMBAYAR_CONSOLE_ROUTE, KirimbayarReconciler],
     },

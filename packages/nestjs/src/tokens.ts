@@ -19,5 +19,5 @@ export const KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER = Symbol("kirimbayar:options-fo
 /** Injection token of the console the module serves (built from the module options at boot), if any. */
 export const KIRIMBAYAR_CONSOLE = Symbol("kirimbayar:console");
 
-/** Injection token of the path the module's console controller is routed at (`null` without a console). */
+/** Injection token of the module's console route as defined (`null` without a console). */
 export const KIRIMBAYAR_CONSOLE_ROUTE = Symbol("kirimbayar:console-route");
