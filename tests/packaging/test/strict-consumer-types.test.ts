@@ -59,10 +59,47 @@ function ownPackagesOf(pkg: PublishedPackage, into = new Set<string>()): Set<str
   return into;
 }
 
-/** The consumer's `dependencies`: the package's tarball and each required peer at its pinned version. */
-function consumerDependencies(pkg: PublishedPackage, tarballs: Record<string, string>): Record<string, string> {
+/**
+ * Entry points that exist to work with one optional peer and load it at run time, so nobody imports them without
+ * it; their consumer installs that peer. Only where no type by shape can stand in for the peer's: msw's request
+ * handlers are classes with private members, so nothing but msw's own `RequestHandler` fits `setupServer(...)`.
+ * msw's own declarations use the DOM's types (msw asks for the DOM library), so that consumer has it under node16
+ * too. Every other entry point is checked with no optional peer at all.
+ */
+const entriesWithTheirPeer: Record<string, { peers: readonly string[]; dom: boolean }> = {
+  "@kirimbayar/testing/msw": { peers: ["msw"], dom: true },
+};
+
+/** One consumer project: a package, the entry points it imports, and the optional peers it installs (usually none). */
+interface Consumer {
+  label: string;
+  pkg: PublishedPackage;
+  entryPoints: string[];
+  optionalPeers: readonly string[];
+  /** Compiles with the DOM library under node16 as well. */
+  dom: boolean;
+}
+
+const consumers: Consumer[] = packages.flatMap((pkg) => {
+  const plain = pkg.entryPoints.filter((entry) => entriesWithTheirPeer[entry] === undefined);
+  const withPeer = pkg.entryPoints.filter((entry) => entriesWithTheirPeer[entry] !== undefined);
+  return [
+    ...(plain.length === 0 ? [] : [{ label: pkg.name, pkg, entryPoints: plain, optionalPeers: [], dom: false }]),
+    ...withPeer.map((entry) => {
+      const { peers, dom } = entriesWithTheirPeer[entry] ?? { peers: [], dom: false };
+      return { label: `${entry} (with ${peers.join(", ")})`, pkg, entryPoints: [entry], optionalPeers: peers, dom };
+    }),
+  ];
+});
+
+/**
+ * The consumer's `dependencies`: the package's tarball and each peer it must install (plus the optional ones it
+ * was given) at its pinned version.
+ */
+function consumerDependencies(consumer: Consumer, tarballs: Record<string, string>): Record<string, string> {
+  const { pkg } = consumer;
   const dependencies: Record<string, string> = { [pkg.name]: tarballs[pkg.name] as string };
-  const names = [...requiredPeersOf(pkg)].filter((name) => !name.startsWith("@kirimbayar/"));
+  const names = [...requiredPeersOf(pkg), ...consumer.optionalPeers].filter((name) => !name.startsWith("@kirimbayar/"));
   for (const name of names) {
     const typesPackage = declarationsOf[name];
     if (typesPackage !== undefined) names.push(typesPackage);
@@ -115,17 +152,19 @@ beforeAll(async () => {
   const tarballDir = join(workDir, "tarballs");
   await mkdir(tarballDir);
   const tarballs = await packAll(packages, tarballDir);
-  for (const pkg of packages) {
+  for (const [index, consumer] of consumers.entries()) {
     // The kirimbayar packages it gets resolve to their tarballs, never to the registry. Only those: pnpm would
     // install an optional peer it was given an override for.
-    const overrides = Object.fromEntries([...ownPackagesOf(pkg)].map((name) => [name, tarballs[name] as string]));
-    const dir = join(workDir, pkg.name.replace("@kirimbayar/", ""));
+    const overrides = Object.fromEntries(
+      [...ownPackagesOf(consumer.pkg)].map((name) => [name, tarballs[name] as string]),
+    );
+    const dir = join(workDir, `consumer-${index}`);
     await mkdir(dir);
     const manifest = {
-      name: `strict-consumer-of-${pkg.name.replace("@kirimbayar/", "")}`,
+      name: `strict-consumer-${index}`,
       private: true,
       type: "module",
-      dependencies: consumerDependencies(pkg, tarballs),
+      dependencies: consumerDependencies(consumer, tarballs),
       pnpm: { overrides },
     };
     await writeFile(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
@@ -143,7 +182,7 @@ beforeAll(async () => {
       ],
       { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
     );
-    consumerDirs.set(pkg.name, dir);
+    consumerDirs.set(consumer.label, dir);
   }
 });
 
@@ -222,6 +261,16 @@ function consumerSource(specifiers: readonly string[], names: readonly ExportedN
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * msw 2's own declarations import the ESM-only `rettime` package, which TypeScript refuses in a CommonJS file under
+ * node16 resolution (TS1479) for every CJS consumer of msw, with or without `@kirimbayar/testing/msw` (the tarball
+ * smoke test sets it aside too). That one defect of msw's is set aside; every other error, in our declarations or
+ * anyone's, still fails the check.
+ */
+function isKnownThirdPartyDefect(diagnostic: TypeScript.Diagnostic): boolean {
+  return diagnostic.code === 1479 && /\/node_modules\/msw\//.test(diagnostic.file?.fileName ?? "");
+}
+
 /** What one consumer check found: tsc's diagnostics as it prints them, and how many names it used per entry. */
 interface ConsumerCheck {
   diagnostics: string;
@@ -233,9 +282,15 @@ interface ConsumerCheck {
  * there, to rerun by hand): a probe file first lists each entry's public names, then the consumer file that uses
  * every one of them is checked, in a program that reuses what the probe parsed.
  */
-async function checkConsumer(dir: string, specifiers: readonly string[], mode: ConsumerMode): Promise<ConsumerCheck> {
+async function checkConsumer(
+  dir: string,
+  specifiers: readonly string[],
+  mode: ConsumerMode,
+  dom: boolean,
+): Promise<ConsumerCheck> {
   const file = join(dir, "consumer.ts");
-  const tsconfig = { compilerOptions: { ...strictOptions, ...mode.compilerOptions }, files: ["consumer.ts"] };
+  const compilerOptions = { ...strictOptions, ...mode.compilerOptions, ...(dom ? { lib: ["es2023", "dom"] } : {}) };
+  const tsconfig = { compilerOptions, files: ["consumer.ts"] };
   await writeFile(join(dir, "package.json"), JSON.stringify({ private: true, type: mode.type }));
   await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
   const options = ts.convertCompilerOptionsFromJson(tsconfig.compilerOptions, dir).options;
@@ -250,7 +305,8 @@ async function checkConsumer(dir: string, specifiers: readonly string[], mode: C
     host: hostWith(options, new Map([[file, source]])),
     oldProgram: probeProgram,
   });
-  const diagnostics = ts.formatDiagnostics(ts.getPreEmitDiagnostics(program), {
+  const reported = ts.getPreEmitDiagnostics(program).filter((diagnostic) => !isKnownThirdPartyDefect(diagnostic));
+  const diagnostics = ts.formatDiagnostics(reported, {
     getCanonicalFileName: (name) => name,
     getCurrentDirectory: () => dir,
     getNewLine: () => "\n",
@@ -258,14 +314,15 @@ async function checkConsumer(dir: string, specifiers: readonly string[], mode: C
   return { diagnostics: diagnostics.trim(), namesPerEntry: names.map((exported) => exported.length) };
 }
 
-describe.each(packages)("$name for a strict consumer", (pkg) => {
+describe.each(consumers)("$label for a strict consumer", (consumer) => {
+  const peers = consumer.optionalPeers.length === 0 ? "only its required peers" : "its required peers and that one";
   it.each(modes)(
-    `type-checks every public name of its ${pkg.entryPoints.length} entry point(s) with only its required peers, under $label`,
+    `type-checks every public name of its ${consumer.entryPoints.length} entry point(s) with ${peers}, under $label`,
     async (mode) => {
-      const root = consumerDirs.get(pkg.name) as string;
+      const root = consumerDirs.get(consumer.label) as string;
       const dir = join(root, `check-${mode.label.replace(/\W+/g, "-").replace(/-$/, "")}`);
       await mkdir(dir, { recursive: true });
-      const check = await checkConsumer(dir, pkg.entryPoints, mode);
+      const check = await checkConsumer(dir, consumer.entryPoints, mode, consumer.dom);
       expect(check.diagnostics).toBe("");
       // Every entry point resolved and was used name by name, in every file (an entry without names proves nothing).
       expect(check.namesPerEntry.every((count) => count > 0)).toBe(true);

@@ -62,6 +62,7 @@ export const consumerPeers: Record<string, string> = {
   "@nestjs/platform-fastify": "11.2.8",
   "reflect-metadata": "0.2.2",
   rxjs: "7.8.2",
+  msw: "2.15.0",
   "@types/node": "20.19.43",
 };
 
