@@ -19,6 +19,7 @@ export type {
   KirimbayarConsoleContext,
   KirimbayarConsoleHandler,
   KirimbayarConsoleOptions,
+  KirimbayarDeadLetter,
   KirimbayarInboxOptions,
   KirimbayarInboxQueue,
   KirimbayarInboxWorkerOptions,

@@ -8,6 +8,7 @@ import type {
 } from "@kirimbayar/core";
 import type {
   AnyLogger,
+  InboxMessage,
   KirimbayarTelemetry,
   WebhookInbox,
   WebhookSource,
@@ -124,8 +125,9 @@ export interface KirimbayarInboxOptions {
 }
 
 /**
- * What the module uses of an inbox queue of `@kirimbayar/inbox` (an `InboxQueue`): the receivers write to it, the
- * worker consumes it, and `stats()` reports its depth.
+ * An inbox queue of `@kirimbayar/inbox` (an `InboxQueue`) as the module takes and hands it back: the receivers write
+ * to it, the worker consumes it, and `stats()` and its dead letters serve a health check, an admin route or the
+ * console (`createWebhookConsole({ inboxes })`).
  */
 export interface KirimbayarInboxQueue extends WebhookInbox {
   /** `"pg-boss"` or `"bullmq"`. */
@@ -134,6 +136,10 @@ export interface KirimbayarInboxQueue extends WebhookInbox {
   readonly name: string;
   /** Starts taking events (the module's worker calls it, through `startInboxWorker`). */
   consume(...args: never[]): Promise<unknown>;
+  /** Dead letters, newest first (at most `limit`, default 100). */
+  listDeadLetters(options?: { limit?: number }): Promise<readonly KirimbayarDeadLetter[]>;
+  /** Queues a dead letter again with a fresh retry period; `false` if there is no such dead letter. */
+  replayDeadLetter(id: string): Promise<boolean>;
   /** Counts for dashboards: waiting and active events, dead letters, the oldest waiting event's age (ms). */
   stats(): Promise<{
     readonly waiting: number;
@@ -141,6 +147,17 @@ export interface KirimbayarInboxQueue extends WebhookInbox {
     readonly deadLetters: number;
     readonly oldestWaitingAgeMs: number | undefined;
   }>;
+}
+
+/** An event that ran out of tries, kept until replayed (a `DeadLetter` of `@kirimbayar/inbox`). */
+export interface KirimbayarDeadLetter {
+  /** The engine's id of the dead letter (pass it to `replayDeadLetter`). */
+  readonly id: string;
+  readonly message: InboxMessage;
+  /** Every failed try, oldest first: when (epoch ms), which, and its error. */
+  readonly attempts: readonly { readonly at: number; readonly attempt: number; readonly error: string }[];
+  /** When it was moved to the dead letters (epoch ms). */
+  readonly deadAt: number;
 }
 
 /** Settings of the module's inbox worker (see `startInboxWorker` of `@kirimbayar/inbox`). */

@@ -1,7 +1,7 @@
 // The module's declarations type the optional peers it works with (`@kirimbayar/inbox`, `@kirimbayar/console`) by
 // shape, so an app without them compiles (tests/packaging's strict-consumer gate). What those packages hand out must
 // still fit with no cast: checked by the compiler (`tsc --noEmit`, the typecheck task) on their real types.
-import type { ConsoleReconciler, WebhookConsole } from "@kirimbayar/console";
+import type { ConsoleInbox, ConsoleReconciler, WebhookConsole } from "@kirimbayar/console";
 import type { InboxQueue, InboxWorkerOptions } from "@kirimbayar/inbox";
 import { describe, expectTypeOf, it } from "vitest";
 import type {
@@ -22,6 +22,8 @@ describe("the module's structural types of its optional peers", () => {
       .omit<"stopTimeoutMs">()
       .toMatchTypeOf<Pick<InboxWorkerOptions, "concurrency" | "retry" | "logger" | "telemetry">>();
     expectTypeOf<WebhookConsole>().toMatchTypeOf<MountableConsole>();
+    // The queue the module hands back (KirimbayarInboxWorker.queue) serves the console's inbox pages.
+    expectTypeOf<KirimbayarInboxQueue>().toMatchTypeOf<ConsoleInbox>();
   });
 
   it("give a console the module's reconciler as @kirimbayar/console takes it", () => {
