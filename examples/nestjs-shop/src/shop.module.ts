@@ -1,6 +1,6 @@
-import type { WebhookConsole } from "@kirimbayar/console";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import {
+  CONSOLE_PATH,
   createShopConsole,
   type OrderRepository,
   pendingPaymentReferences,
@@ -13,7 +13,6 @@ import {
 import {
   KirimbayarModule,
   type KirimbayarModuleOptions,
-  KirimbayarReconciler,
   PaymentGatewayClient,
   QrisClient,
   ShippingClient,
@@ -24,7 +23,7 @@ import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { CONSOLE_LINKS, ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -64,44 +63,17 @@ class ShopInfrastructureModule {
   }
 }
 
-/** What the webhook console needs that Nest creates later: the module's reconciler, once it is injected. */
-interface ConsoleLinks {
-  reconciler?: KirimbayarReconciler;
-}
-
-/**
- * The shop's webhook console, built before the modules (the `console` option is read when the module is defined):
- * the journal the receivers write, and "reconcile now" through the module's reconciler once Nest made it.
- */
-function shopConsole(config: ShopConfig, journal: DeliveryJournal, links: ConsoleLinks): WebhookConsole {
-  return createShopConsole({
-    journal,
-    password: config.console.password,
-    reconciler: {
-      reconcile: (references) =>
-        links.reconciler === undefined
-          ? Promise.reject(new Error("the reconciler is not ready yet"))
-          : links.reconciler.reconcile(references),
-    },
-    secrets: shopSecrets(config),
-  });
-}
-
 /**
  * The kirimbayar part of the shop: API clients injectable by class, the webhook controller at
  * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled,
  * and the webhook console at `/kirimbayar/console`.
  */
-function kirimbayarModule(
-  config: ShopConfig,
-  options: ShopModuleOptions,
-  journal: DeliveryJournal,
-  webConsole: WebhookConsole,
-): DynamicModule {
+function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions, journal: DeliveryJournal): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
+    // Where the console is served, fixed when the module is defined; the console itself comes from the factory.
     // Behind the console's own password (HTTP Basic); an app with its own login would add `guards: [AuthGuard]`.
-    console: { handler: webConsole },
+    console: { basePath: CONSOLE_PATH },
     provideClients: [
       "shipping",
       "qris",
@@ -132,6 +104,11 @@ function kirimbayarModule(
         },
         // Each reconciler run is journalled for the console's overview.
         reconcileOptions: { journal },
+        // The console reads the journal the receivers write; "reconcile now" runs through the module's reconciler.
+        console: {
+          handler: ({ reconciler }) =>
+            createShopConsole({ journal, password: config.console.password, reconciler, secrets: shopSecrets(config) }),
+        },
         // Payments whose webhooks all failed are found by asking the provider; started and stopped with the app.
         ...(config.reconcileEveryMs === 0
           ? {}
@@ -153,11 +130,9 @@ export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());
     const journal = new MemoryDeliveryJournal();
-    const links: ConsoleLinks = {};
-    const webConsole = shopConsole(config, journal, links);
     return {
       module: ShopModule,
-      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal, webConsole)],
+      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal)],
       controllers: [ShippingController, OrdersController],
       providers: [
         {
@@ -187,12 +162,6 @@ export class ShopModule {
           useFactory: (orders: OrderRepository) => new ShopWebhookHandlers(orders, now),
         },
         WebhookEvents,
-        // Hands the module's reconciler to the console once Nest has made it.
-        {
-          provide: CONSOLE_LINKS,
-          inject: [KirimbayarReconciler],
-          useFactory: (reconciler: KirimbayarReconciler) => Object.assign(links, { reconciler }),
-        },
       ],
       exports: [SHOP, SHOP_WEBHOOK_HANDLERS],
     };

@@ -5,12 +5,12 @@ import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createWebhookConsole } from "@kirimbayar/console";
-import { ConfigurationError } from "@kirimbayar/core";
+import { ConfigurationError, QrisClient } from "@kirimbayar/core";
 import { PostgresDeliveryJournal, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { typeormBinding } from "@kirimbayar/core/typeorm";
 import { type QrisPaymentSuccessEvent, tokenVerifier, type WebhookContext } from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
-import { createStandInConsole, STAND_IN_CONSOLE } from "@kirimbayar/testing";
+import { createFakeProvider, createStandInConsole, STAND_IN_CONSOLE } from "@kirimbayar/testing";
 import {
   type CanActivate,
   Controller,
@@ -268,7 +268,7 @@ describe.each(platforms)(
     /** What the console handler function was given: the module's own reconciler. */
     const given: { reconciler?: unknown } = {};
 
-    function appModule(config: AppConfig): DynamicModule {
+    function appModule(config: AppConfig, provider = createFakeProvider()): DynamicModule {
       @Module({
         imports: [
           TypeOrmModule.forRoot({ type: "postgres", url: postgres.url, applicationName: "kb-nest-app" }),
@@ -282,6 +282,9 @@ describe.each(platforms)(
               await store.ensureSchema();
               await journal.ensureSchema();
               return {
+                clients: {
+                  qris: { apiKey: provider.apiKeys.qris[0] ?? "", baseUrl: provider.baseUrl, fetch: provider.fetch },
+                },
                 webhooks: {
                   qris: {
                     verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
@@ -356,6 +359,43 @@ describe.each(platforms)(
         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND datname IS NOT NULL`,
       );
       expect(others.rows).toEqual([{ application_name: "kb-nest-app" }]);
+    });
+
+    it("reconciles a payment whose webhook never came from the console, through the module's reconciler", async () => {
+      const provider = createFakeProvider();
+      const config = { adminKey: "admin-key", checks: 0 };
+      const { origin } = await boot(appModule(config, provider), platform);
+      const qris = new QrisClient({
+        apiKey: provider.apiKeys.qris[0] ?? "",
+        baseUrl: provider.baseUrl,
+        fetch: provider.fetch,
+      });
+      const generated = await qris.generateQris({ qris_id: 1, amount: 75_000, output_type: "string" });
+      const id = String(generated.data.history_id);
+      await checker.query("INSERT INTO orders VALUES ($1, 'pending')", [id]);
+      await provider.qris.pay(id); // no webhook URL is set: the payment's webhook never comes
+
+      const staff = { "x-operator": "ops", "x-admin-key": "admin-key" };
+      const page = await (await fetch(`${origin}${CONSOLE_PATH}/search?q=${id}`, { headers: staff })).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+      expect(csrf).toBeDefined();
+      const answer = await fetch(`${origin}${CONSOLE_PATH}/actions/reconcile`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          ...staff,
+          origin,
+          "sec-fetch-site": "same-origin",
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ csrf: csrf ?? "", source: "qris", reference: id }).toString(),
+      });
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("location")).toBe(`${CONSOLE_PATH}/search?q=${id}&notice=reconcile_applied`);
+      // Applied by the decorated handler, in a transaction of the app's DataSource.
+      expect((await checker.query("SELECT status FROM orders WHERE qris_history_id = $1", [id])).rows).toEqual([
+        { status: "paid" },
+      ]);
     });
   },
 );
