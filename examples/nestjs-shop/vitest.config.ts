@@ -7,5 +7,7 @@ export default defineProject({
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // The testing recipe's database (test/recipe): TEST_DATABASE_URL, or a throw-away PostgreSQL server.
+    globalSetup: ["./test/recipe-database.global.ts"],
   },
 });

@@ -3,12 +3,20 @@
 // (or another store) never loads it.
 export {
   DEFAULT_POSTGRES_IDEMPOTENCY_TABLE,
+  // Prepared statements behind a transaction-mode pooler, shared by the store, the journal and the pg-boss inbox.
+  isPoolerStatementError,
   type PgPoolClientLike,
   type PgPoolLike,
   type PgQueryable,
   PostgresIdempotencyStore,
   type PostgresIdempotencyStoreOptions,
   postgresIdempotencySchema,
+  type RefusedStatements,
+  recordStatementRefusal,
+  type StatementMode,
+  type StatementModeReport,
+  sendNamedUnlessRefused,
+  statementModeOf,
 } from "./idempotency/postgres/index.js";
 export type { SqlBinding, SqlResult } from "./idempotency/sql/binding.js";
 export {

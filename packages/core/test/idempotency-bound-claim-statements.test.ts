@@ -48,7 +48,7 @@ describe("the transactional claim through a binding", () => {
 
     const first = await store.begin();
     expect(await first.claim("qris:payment.success:1", 60_000)).toEqual({ state: "claimed", attempt: 1 });
-    expect(names).toEqual([expect.stringMatching(/^kirimbayar_claimNewInTransaction_[0-9a-f]{8}$/)]);
+    expect(names).toEqual([expect.stringMatching(/^kirimbayar_claimNewInTransaction_[0-9a-f]{16}$/)]);
     const prepared = await first.handle.query("SELECT name FROM pg_prepared_statements");
     expect(prepared.map((row: { name: string }) => row.name)).toContain(names[0]);
     await first.commit();

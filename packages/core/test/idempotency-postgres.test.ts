@@ -536,8 +536,13 @@ describe("the transactional claim's one round trip (BEGIN; EXECUTE with inlined 
     "qris:payment.success:E'x' U&'\\0041'",
   ];
 
-  for (const standardStrings of ["on", "off"]) {
-    it(`records hostile keys literally (standard_conforming_strings ${standardStrings})`, async () => {
+  for (const [standardStrings, preparedStatements] of [
+    ["on", undefined],
+    ["off", undefined],
+    ["on", false],
+    ["off", false],
+  ] as const) {
+    it(`records hostile keys literally (standard_conforming_strings ${standardStrings}, ${preparedStatements === false ? "the claim's text inlined" : "EXECUTE"})`, async () => {
       const own = new pg.Pool({
         connectionString: server.url,
         max: 2,
@@ -546,7 +551,11 @@ describe("the transactional claim's one round trip (BEGIN; EXECUTE with inlined 
       own.on("error", () => {});
       try {
         const table = `hostile_${tables++}`;
-        const store = new PostgresIdempotencyStore({ pool: own, table });
+        const store = new PostgresIdempotencyStore({
+          pool: own,
+          table,
+          ...(preparedStatements === false ? { preparedStatements } : {}),
+        });
         await store.ensureSchema();
         for (const key of hostileKeys) {
           const tx = await store.begin();
@@ -617,7 +626,7 @@ describe("the transactional claim's one round trip (BEGIN; EXECUTE with inlined 
     }
   });
 
-  it("with preparedStatements: false (a transaction-mode pooler) sends BEGIN, then the claim as a plain statement", async () => {
+  it("with preparedStatements: false sends BEGIN and the claim's own text (values inlined) in one query", async () => {
     const own = new pg.Pool({ connectionString: server.url, max: 1 });
     own.on("error", () => {});
     const sent: string[] = [];
@@ -637,7 +646,7 @@ describe("the transactional claim's one round trip (BEGIN; EXECUTE with inlined 
         const claim = await tx.claim(key, 60_000);
         await (claim.state === "claimed" ? tx.commit() : tx.rollback());
       }
-      expect(sent).toEqual(["BEGIN", "WITH", "COMMIT", "BEGIN", "WITH", "COMMIT", "BEGIN", "WITH", "ROLLBACK"]);
+      expect(sent).toEqual(["BEGIN;", "COMMIT", "BEGIN;", "COMMIT", "BEGIN;", "ROLLBACK"]);
       const { rows } = await pool.query(`SELECT key FROM np_${tables - 1} ORDER BY key`);
       expect(rows.map((row) => row.key)).toEqual(["it's", "k-2"]);
     } finally {

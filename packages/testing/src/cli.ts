@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `kirimbayar-fake`: run the fake provider standalone, or send one fixture webhook to a local app.
-import { Argument, Command, InvalidArgumentError } from "commander";
+import { Argument, Command, InvalidArgumentError, Option } from "commander";
 import { serve } from "./cli/serve.js";
 import { TRIGGER_EVENTS, trigger } from "./cli/trigger.js";
 
@@ -23,7 +23,12 @@ program
     "interface to bind (anything but loopback exposes the fake: a warning is printed)",
     "127.0.0.1",
   )
-  .option("--seed <seed>", "seed of generated ids and codes", "1")
+  .option("--seed <seed>", "seed of generated codes and amounts (and of ids with --ids seeded)", "1")
+  .addOption(
+    new Option("--ids <mode>", "unique: ids never repeat, across restarts too; seeded: ids drawn from --seed")
+      .choices(["unique", "seeded"])
+      .default("unique"),
+  )
   .option("--api-key <key>", "accept this one key for every service instead of the defaults")
   .option("--qris-webhook-url <url>", "where QR payment events are sent")
   .option("--orders-webhook-url <url>", "where order-status events are sent before any registration")

@@ -21,6 +21,7 @@ export {
 export type { RecordedRequest } from "./fake/app.js";
 export { FakeProviderError } from "./fake/errors.js";
 export type { FaultSpec } from "./fake/faults.js";
+export type { FakeIdMode } from "./fake/ids.js";
 export { createFakeProvider, type FakeProvider, type FakeProviderOptions } from "./fake/provider.js";
 export type { RateLimitOptions } from "./fake/rate-limit.js";
 export type { ListenOptions, RunningServer } from "./fake/server.js";

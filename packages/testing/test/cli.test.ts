@@ -3,6 +3,14 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import {
+  OrderWebhookClient,
+  PaymentGatewayClient,
+  QrisClient,
+  ShippingClient,
+  ShippingProClient,
+  ShippingStarterClient,
+} from "@kirimbayar/core";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { isLoopbackHost } from "../src/cli/serve.js";
 
@@ -78,7 +86,7 @@ describe("kirimbayar-fake CLI", () => {
     await waitFor(() => cli.output().includes("Press Ctrl+C"));
     expect(cli.output()).toContain(`listening on http://127.0.0.1:${port}`);
     expect(cli.output()).toContain("test_qris_key");
-    expect(cli.output()).toMatch(/shipping\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+    expect(cli.output()).toMatch(/ShippingClient\s+baseUrl http:\/\/127\.0\.0\.1:\d+\s+apiKey test_shipping_key/);
     expect(cli.output()).toContain(
       `Simulator page (pay, expire, cancel, move the clock, watch webhooks): http://127.0.0.1:${port}/__fake/simulator`,
     );
@@ -97,6 +105,73 @@ describe("kirimbayar-fake CLI", () => {
     expect((await paid.json()).status).toBe("paid");
     cli.child.kill("SIGTERM");
     expect(await cli.exited).toBe(0);
+  });
+
+  it("serve prints a baseUrl and apiKey per client that work as printed", async () => {
+    const port = await freePort();
+    const cli = run(["serve", "--port", String(port), "--qris-webhook-url", "http://127.0.0.1:9/unused"]);
+    await waitFor(() => cli.output().includes("Press Ctrl+C"));
+    // Each client is built from the banner's own words: the line's baseUrl and apiKey, nothing added.
+    const printed = new Map(
+      [...cli.output().matchAll(/^\s+(\w+Client)\s+baseUrl (\S+)\s+apiKey (\S+)/gm)].map(
+        ([, client, baseUrl, apiKey]) => [client, { baseUrl: baseUrl ?? "", apiKey: apiKey ?? "" }],
+      ),
+    );
+    expect([...printed.keys()]).toEqual([
+      "PaymentGatewayClient",
+      "QrisClient",
+      "ShippingClient",
+      "ShippingProClient",
+      "ShippingStarterClient",
+      "OrderWebhookClient",
+    ]);
+    const options = (client: string) => ({ ...printed.get(client)!, maxRetries: 0 });
+    const payment = new PaymentGatewayClient(options("PaymentGatewayClient"));
+    expect((await payment.listMethods()).data.length).toBeGreaterThan(0);
+    const created = await payment.createPayment({
+      order_id: "INV-CLI-1",
+      payment_type: "bank_transfer",
+      channel_code: "BCA",
+      amount: 150_000,
+      customer: { name: "Budi", email: "budi@example.co.id", phone: "081234567890" },
+      items: [{ name: "Kaos", quantity: 1, price: 150_000 }],
+    });
+    expect((await payment.getPaymentStatus(String(created.data.payment_id))).data.status).toBe("PENDING");
+    const qris = new QrisClient(options("QrisClient"));
+    const code = await qris.generateQris({ qris_id: 1, amount: 25_000, output_type: "string" });
+    expect((await qris.getQrisPaymentStatus(String(code.data.history_id))).data.payment_status).toBe("unpaid");
+    const shipping = new ShippingClient(options("ShippingClient"));
+    expect((await shipping.searchDomesticDestinations({ search: "braga" })).data[0]?.label).toMatch(/BRAGA/);
+    const pro = new ShippingProClient(options("ShippingProClient"));
+    expect((await pro.listProvinces()).data.length).toBeGreaterThan(30);
+    const starter = new ShippingStarterClient(options("ShippingStarterClient"));
+    expect((await starter.listProvinces()).data.length).toBeGreaterThan(30);
+    const orders = new OrderWebhookClient(options("OrderWebhookClient"));
+    await orders.registerWebhook({ url: "http://127.0.0.1:9/webhooks/orders" });
+    const state = await (await fetch(`http://127.0.0.1:${port}/__fake/state`)).json();
+    expect(JSON.stringify(state)).toContain("http://127.0.0.1:9/webhooks/orders");
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toBe(0);
+  });
+
+  it("serve makes new ids on every start, or the seed's with --ids seeded", async () => {
+    const firstHistoryId = async (args: string[]) => {
+      const port = await freePort();
+      const cli = run(["serve", "--port", String(port), ...args]);
+      await waitFor(() => cli.output().includes("Press Ctrl+C"));
+      const qris = new QrisClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "test_qris_key" });
+      const { data } = await qris.generateQris({ qris_id: 1, amount: 25_000, output_type: "string" });
+      cli.child.kill("SIGTERM");
+      await cli.exited;
+      return data.history_id;
+    };
+    const unique = [await firstHistoryId([]), await firstHistoryId([])];
+    expect(unique[0]).not.toBe(unique[1]);
+    const seeded = [await firstHistoryId(["--ids", "seeded"]), await firstHistoryId(["--ids", "seeded"])];
+    expect(seeded[0]).toBe(seeded[1]);
+    const bad = run(["serve", "--ids", "random"]);
+    expect(await bad.exited).not.toBe(0);
+    expect(bad.output()).toMatch(/--ids.*random.*unique, seeded/s);
   });
 
   it("serve --host warns before binding to an address other machines can reach", async () => {

@@ -14,7 +14,7 @@ async function generate(provider: ReturnType<typeof fake>, amount = 50_000) {
 }
 
 describe("provider.reset()", () => {
-  it("forgets payments, QR codes, orders, deliveries, requests and faults; the clock goes back to its start", async () => {
+  it("forgets payments, QR codes, orders, deliveries, requests and faults, keeps the configuration; the clock goes back to its start", async () => {
     const receiver = scriptedReceiver([500]);
     const provider = fake({ webhooks: { qrisUrl: "https://shop.test/q?token=t", fetch: receiver.fetch } });
     const code = await generate(provider);
@@ -49,9 +49,10 @@ describe("provider.reset()", () => {
     expect(provider.clock.now()).toBe(DEFAULT_CLOCK_START);
     expect(provider.webhooks.pendingFailures).toBe(0);
     expect(provider.webhooks.heldCount).toBe(0);
-    expect(provider.qris.webhookUrl).toBe("https://shop.test/q?token=t");
-    expect(provider.qris.webhookShape).toBe("envelope");
-    expect(provider.orders.webhookUrl).toBeUndefined();
+    // Configuration stays, even what the test (or the app at its boot) set after creation.
+    expect(provider.qris.webhookUrl).toBe("https://elsewhere.test/q");
+    expect(provider.qris.webhookShape).toBe("flat");
+    expect(provider.orders.webhookUrl).toBe("https://shop.test/orders");
     // The retry that was due is gone with the old world: nothing is sent when its time comes.
     await provider.clock.advance(60 * 60_000);
     expect(receiver.received).toHaveLength(1);
@@ -60,18 +61,51 @@ describe("provider.reset()", () => {
     expect(again.qris_id).toBe(1);
     expect(provider.requests.map((r) => r.status)).toEqual([200]);
     await provider.qris.pay(String(again.history_id));
-    expect(provider.deliveries.map((d) => [d.attempt, d.duplicate, d.status])).toEqual([[1, false, 200]]);
+    expect(provider.deliveries.map((d) => [d.attempt, d.duplicate, d.status, d.url])).toEqual([
+      [1, false, 200, "https://elsewhere.test/q"],
+    ]);
+    expect(JSON.parse(receiver.received[1]?.body ?? "{}")).toMatchObject({ qris_history_id: again.history_id });
   });
 
-  it("repeats what a new fake with the same seed does: same ids, codes and amounts", async () => {
-    const reused = fake();
+  it("keeps the order webhook the app registered at boot, and a transport set with setFetch", async () => {
+    const first = scriptedReceiver();
+    const provider = fake({ webhooks: { fetch: first.fetch } });
+    // What an app does once at its start: register its order webhook with the order service.
+    const registered = await api(provider).orders.put("/order/api/v1/webhook", {
+      url: "https://shop.test/orders?token=o",
+    });
+    expect(registered.status).toBe(200);
+    const second = scriptedReceiver();
+    provider.webhooks.setFetch(second.fetch);
+    provider.reset();
+    const order = provider.orders.create();
+    await provider.orders.setStatus(order.orderNo, "Dikirim");
+    expect(first.received).toEqual([]);
+    expect(second.received.map((r) => [r.url, JSON.parse(r.body).order_no])).toEqual([
+      ["https://shop.test/orders?token=o", order.orderNo],
+    ]);
+  });
+
+  it('with ids: "seeded", repeats what a new fake with the same seed does: same ids, codes and amounts', async () => {
+    const reused = fake({ ids: "seeded" });
     await generate(reused, 70_000);
     reused.orders.create();
     reused.reset();
-    const fresh = fake();
+    const fresh = fake({ ids: "seeded" });
     const [a, b] = [await generate(reused, 80_000), await generate(fresh, 80_000)];
     expect(a).toEqual(b);
     expect(reused.orders.create()).toEqual(fresh.orders.create());
+  });
+
+  it("by default, repeats the codes and amounts of a new fake with the same seed, but never its ids", async () => {
+    const reused = fake();
+    const before = await generate(reused, 70_000);
+    reused.reset();
+    const fresh = fake();
+    const [a, b] = [await generate(reused, 70_000), await generate(fresh, 70_000)];
+    expect([a.final_amount, a.unique_code, a.qris_id]).toEqual([b.final_amount, b.unique_code, b.qris_id]);
+    expect(a.final_amount).toBe(before.final_amount);
+    expect(new Set([before.history_id, a.history_id, b.history_id]).size).toBe(3);
   });
 
   it("resets the rate limit and keeps serving a running server", async () => {

@@ -1,5 +1,8 @@
-// Names the README snippets use for the reader's own code and values: typed loosely on purpose, since any shop's
-// code fits. Package APIs are never declared here: snippets must get those from the packages.
+// Names the snippets use for the reader's own code and values: typed loosely on purpose, since any shop's code
+// fits. Package APIs are never declared here: snippets must get those from the packages (the test refuses a name one
+// of our entry points exports, a name no snippet uses, and a name a page's other snippet declares as something
+// else). A library object the reader brings (a Redis client, a DataSource) is typed by that library, or names it
+// with an `@package` tag, so the page's install line must install it.
 type OwnFunction = (...args: unknown[]) => Promise<void>;
 
 declare function markPaid(...args: unknown[]): Promise<void>;
@@ -44,6 +47,7 @@ interface ShopPrismaTransaction {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
+/** The shop's PrismaClient. @package @prisma/client */
 declare const prisma: ShopPrismaTransaction & {
   $transaction<R>(
     fn: (tx: ShopPrismaTransaction) => Promise<R>,

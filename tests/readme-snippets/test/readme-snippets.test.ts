@@ -1,191 +1,222 @@
-// Every ```ts snippet of the READMEs must type-check against the built packages, so a quick start copied into an
-// app compiles. Rules:
-// - A snippet that imports anything must import everything it uses from a package (what users copy is complete).
-// - A fragment without imports (a few lines showing one call) gets imports added for the package names it uses.
-// - Names that stand for the reader's own code (`markPaid`, `orders`, ...) are declared in placeholders.d.ts.
-// - A snippet whose first line is `// <file>.ts` is written under that name, so snippets of one README can import
-//   each other (`import { AppModule } from "./app.module"`).
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+// Every code block of the repository's Markdown (the READMEs, docs/guides, examples, bench, tests) must work for a
+// reader who copies it into an app. Rules, each a test below:
+//
+// 1. Every fenced block names its language, one this test knows. Blocks in TypeScript (`ts`, `typescript`, `tsx`,
+//    `mts`, `cts`) and JavaScript (`js`, `javascript`, `jsx`, `mjs`, `cjs`) are code and are compiled; shell, SQL,
+//    JSON, text, output and schemas are not. A block in a checked language may be left out only with a marker right
+//    above it that says why: `<!-- snippet-check: skip: <the reason, a sentence> -->`.
+// 2. The code type-checks (strict) against the packages as installed here, @kirimbayar/* from the built workspace.
+//    - A snippet that imports anything must import everything it uses from a package (what users copy is complete).
+//    - A fragment without imports (a few lines showing one call) gets imports added for the package names it uses.
+//    - Names that stand for the reader's own code (`markPaid`, `orders`, ...) are declared in placeholders.d.ts. A
+//      placeholder never shares its name with an export of our packages, every one is used by some snippet, and a
+//      page never uses a placeholder under the name another of its snippets gives to something else (`orders` the
+//      reader's service in one snippet, an OrderWebhookClient in the next).
+//    - A snippet whose first line is `// <file>.ts` is written under that name, so snippets of one document can
+//      import each other (`import { AppModule } from "./app.module"`); two snippets of a document never share one.
+//    - A snippet that mentions Jest is compiled with Jest's globals (and only that one).
+// 3. Install lines are complete. Every package a document's snippets need appears in an install line (`npm install`,
+//    `npm i`, `pnpm add`, `yarn add`, `bun add`, in a shell block; `# or: x` after one names alternatives) of that
+//    document, or of a document it sends the reader to for installation: one linked from a paragraph that says
+//    "install" (one hop). A snippet needs: the packages it imports (auto-imports of fragments included, Node's
+//    built-ins excepted), the `@types/*` package a TypeScript import takes its types from, the package behind each
+//    placeholder it uses (placeholders.d.ts: its `import("x")` types or `@package x` tag), the optional peer of each
+//    entry point it imports (ENTRY_PEERS), the driver or platform its code picks (a TypeORM `type`, a Knex `client`,
+//    NestJS's default platform, ...: requirements.ts), and, for every package needed, its required peers.
+// 4. SQL handed to a query call has the bind placeholders of the database its snippet names ($1 on PostgreSQL, ? on
+//    MySQL and MariaDB, ? for Knex's raw on both); a snippet that names both databases may only hand over SQL that
+//    works on both. sql-servers.test.ts also prepares each statement on a real PostgreSQL and MariaDB.
 import { describe, expect, it } from "vitest";
+import { installLines, installPointers, type MarkdownDocument, readDocuments, strayMarkers } from "./documents.js";
+import {
+  ENTRY_PEERS,
+  manifestOf,
+  PEERS_NOT_TIED_TO_AN_ENTRY,
+  type Requirement,
+  requirementsOf,
+  withRequiredPeers,
+} from "./requirements.js";
+import { type Compilation, compileSnippets, placeholderPackages, repo, type Snippet, snippetOf } from "./snippets.js";
+import { dialectProblems, sqlStatements } from "./sql.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const packageDir = dirname(here);
-const repo = resolve(packageDir, "../..");
-// Inside this package, so the snippets' imports resolve to its node_modules.
-const workDir = join(packageDir, ".snippets");
+/** The documents a user installs from; the repository's own test and contributor notes are not among them. */
+const INSTALL_SCOPE = (path: string) => !path.startsWith("tests/") && path !== "CONTRIBUTING.md";
 
-const READMES = [
-  "README.md",
-  "packages/console/README.md",
-  "packages/core/README.md",
-  "packages/express/README.md",
-  "packages/fastify/README.md",
-  "packages/hono/README.md",
-  "packages/inbox/README.md",
-  "packages/nestjs/README.md",
-  "packages/testing/README.md",
-];
+const documents = readDocuments(repo);
+const byPath = new Map(documents.map((doc) => [doc.path, doc]));
+const blocks = documents.flatMap((doc) => doc.blocks);
+const checked = blocks.filter(
+  (block) => (block.kind === "ts" || block.kind === "js") && block.skipReason === undefined,
+);
+const snippets = checked.map(snippetOf);
 
-// The docs site's guides (docs/guides/**/*.md) obey the same rules: every ```ts or ```typescript block compiles.
-const GUIDES_DIR = "docs/guides";
-const GUIDES = existsSync(join(repo, GUIDES_DIR))
-  ? readdirSync(join(repo, GUIDES_DIR), { recursive: true, encoding: "utf8" })
-      .filter((path) => path.endsWith(".md"))
-      .map((path) => `${GUIDES_DIR}/${path.split("\\").join("/")}`)
-      .sort()
-  : [];
-
-// Where a fragment's missing names are looked up, first match wins; a package's own README looks in it first.
-const AUTO_IMPORT_MODULES = [
-  "@kirimbayar/core/webhooks",
-  "@kirimbayar/core",
-  "@kirimbayar/core/redis",
-  "@kirimbayar/core/postgres",
-  "@kirimbayar/core/telemetry",
-  "@kirimbayar/express",
-  "@kirimbayar/fastify",
-  "@kirimbayar/hono",
-  "@kirimbayar/inbox",
-  "@kirimbayar/nestjs",
-  "@kirimbayar/testing",
-  "@nestjs/common",
-  "@nestjs/core",
-  "hono",
-  "vitest",
-];
-
-const compilerOptions: ts.CompilerOptions = {
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  moduleResolution: ts.ModuleResolutionKind.Bundler,
-  moduleDetection: ts.ModuleDetectionKind.Force,
-  lib: ["lib.es2023.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
-  types: ["node"],
-  typeRoots: [join(repo, "node_modules/@types")],
-  strict: true,
-  noEmit: true,
-  skipLibCheck: true,
-  esModuleInterop: true,
-  experimentalDecorators: true,
-  emitDecoratorMetadata: true,
-};
-
-interface Snippet {
-  readme: string;
-  /** README line of the snippet's first code line. */
-  line: number;
-  code: string;
-  fileName: string;
-  hasImports: boolean;
-  /** Lines added above the code (auto-imports). */
-  prelude: string[];
-}
-
-function snippetsOf(readme: string): Snippet[] {
-  const text = readFileSync(join(repo, readme), "utf8");
-  const snippets: Snippet[] = [];
-  // READMEs fence TypeScript as ```ts; guides may also write ```typescript. A fence indented under a list item is
-  // a snippet too (its indentation is taken off).
-  const fence = readme.startsWith(`${GUIDES_DIR}/`)
-    ? /^( *)```(?:ts|typescript)\n([\s\S]*?)^\1```$/gm
-    : /^( *)```ts\n([\s\S]*?)^\1```$/gm;
-  for (const match of text.matchAll(fence)) {
-    const indent = match[1] ?? "";
-    const code = (match[2] ?? "")
-      .split("\n")
-      .map((codeLine) => (codeLine.startsWith(indent) ? codeLine.slice(indent.length) : codeLine))
-      .join("\n");
-    const line = text.slice(0, match.index).split("\n").length + 1;
-    const named = /^\/\/ ([\w.-]+)\.ts\b/.exec(code);
-    snippets.push({
-      readme,
-      line,
-      code,
-      fileName: named ? `${named[1]}.ts` : `snippet-${line}.ts`,
-      hasImports: /^import\s/m.test(code),
-      prelude: [],
-    });
-  }
-  return snippets;
-}
-
-const pathOf = (snippet: Snippet) => join(workDir, snippet.readme.replaceAll("/", "__"), snippet.fileName);
-
-function compile(snippets: Snippet[]): readonly ts.Diagnostic[] {
-  rmSync(workDir, { recursive: true, force: true });
-  for (const snippet of snippets) {
-    mkdirSync(dirname(pathOf(snippet)), { recursive: true });
-    writeFileSync(pathOf(snippet), [...snippet.prelude, snippet.code].join("\n"));
-  }
-  const roots = [...snippets.map(pathOf), join(here, "placeholders.d.ts")];
-  const program = ts.createProgram(roots, compilerOptions);
-  return ts.getPreEmitDiagnostics(program);
-}
-
-/** The names each module exports (values and types). */
-function exportsOf(modules: readonly string[]): Map<string, Set<string>> {
-  mkdirSync(workDir, { recursive: true });
-  const probe = join(workDir, "probe.ts");
-  writeFileSync(probe, modules.map((name, i) => `import * as m${i} from "${name}";`).join("\n"));
-  const program = ts.createProgram([probe], compilerOptions);
-  const checker = program.getTypeChecker();
-  const exported = new Map<string, Set<string>>();
-  for (const statement of program.getSourceFile(probe)?.statements ?? []) {
-    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
-    const symbol = checker.getSymbolAtLocation(statement.moduleSpecifier);
-    if (symbol === undefined) throw new Error(`cannot resolve ${statement.moduleSpecifier.text}`);
-    exported.set(statement.moduleSpecifier.text, new Set(checker.getExportsOfModule(symbol).map((s) => s.name)));
-  }
-  return exported;
-}
-
-/** The module a fragment of `readme` imports `name` from: the README's own package first, then the list's order. */
-function moduleFor(name: string, readme: string, exported: Map<string, Set<string>>): string | undefined {
-  const own = /^packages\/([^/]+)\//.exec(readme)?.[1];
-  const order = own ? [`@kirimbayar/${own}`, ...AUTO_IMPORT_MODULES] : AUTO_IMPORT_MODULES;
-  return order.find((module) => exported.get(module)?.has(name));
-}
-
-const missingName = (diagnostic: ts.Diagnostic) =>
-  /Cannot find name '([^']+)'/.exec(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"))?.[1];
-
-function describeDiagnostic(diagnostic: ts.Diagnostic, snippets: Snippet[]): string {
-  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, " ");
-  const snippet = snippets.find((s) => diagnostic.file?.fileName === pathOf(s));
-  if (snippet === undefined || diagnostic.file === undefined || diagnostic.start === undefined) return message;
-  const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-  return `${snippet.readme}:${snippet.line + line - snippet.prelude.length}: ${message}`;
-}
-
-describe("README and guide snippets", () => {
-  const snippets = [...READMES, ...GUIDES].flatMap(snippetsOf);
-
-  it("finds the snippets (a fence change must not silently skip them all)", () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(20);
-    for (const readme of READMES) expect(snippets.some((s) => s.readme === readme)).toBe(true);
+describe("the documents' code blocks", () => {
+  it("finds the documents and their snippets (a parsing change must not silently skip them)", () => {
+    const paths = documents.map((doc) => doc.path);
+    for (const expected of ["README.md", "CONTRIBUTING.md", "examples/README.md", "bench/README.md"]) {
+      expect(paths).toContain(expected);
+    }
+    expect(paths.filter((path) => /^packages\/[^/]+\/README\.md$/.test(path)).length).toBeGreaterThanOrEqual(8);
+    expect(paths.filter((path) => path.startsWith("docs/guides/")).length).toBeGreaterThanOrEqual(40);
+    expect(paths.some((path) => path.includes("node_modules") || path.endsWith("CHANGELOG.md"))).toBe(false);
+    expect(snippets.length).toBeGreaterThanOrEqual(90);
+    expect(snippets.some((s) => s.language === "js")).toBe(true);
+    for (const doc of documents.filter((d) => /^packages\/[^/]+\/README\.md$/.test(d.path))) {
+      expect(
+        snippets.some((s) => s.doc === doc.path),
+        doc.path,
+      ).toBe(true);
+    }
   });
 
-  it("finds the guides' snippets (the docs site shows them: they must compile too)", () => {
-    expect(GUIDES.length).toBeGreaterThanOrEqual(1);
-    expect(snippets.filter((s) => s.readme.startsWith(`${GUIDES_DIR}/`)).length).toBeGreaterThanOrEqual(1);
+  it("name their language, one the test knows", () => {
+    const unnamed = blocks
+      .filter((block) => block.kind === "none" || block.kind === "unknown")
+      .map((block) =>
+        block.kind === "none"
+          ? `${block.doc}:${block.fenceLine}: a fence without a language (ts/js to have it checked, else text, sh, sql, json, ...)`
+          : `${block.doc}:${block.fenceLine}: unknown language "${block.language}" (add it to documents.ts if it is not code)`,
+      );
+    expect(unnamed).toEqual([]);
   });
+
+  it("in a checked language are checked, or say why not", () => {
+    const silent = blocks
+      .filter((block) => block.skipWithoutReason)
+      .map((block) => `${block.doc}:${block.fenceLine}: a snippet-check skip marker must give its reason (a sentence)`);
+    const stray = documents.flatMap((doc) => strayMarkers(doc.path, doc.text, doc.blocks));
+    expect([...silent, ...stray]).toEqual([]);
+  });
+
+  it("give each named snippet of a document its own file name", () => {
+    const seen = new Map<string, Snippet>();
+    const clashes: string[] = [];
+    for (const snippet of snippets) {
+      const key = `${snippet.doc}/${snippet.fileName}`;
+      const other = seen.get(key);
+      if (other)
+        clashes.push(`${snippet.doc}:${snippet.line}: ${snippet.fileName} again (first at line ${other.line})`);
+      seen.set(key, snippet);
+    }
+    expect(clashes).toEqual([]);
+  });
+});
+
+describe("snippets compiled", () => {
+  // Compiled once, by the first test that needs it (the compiler takes most of this file's time).
+  let compiled: Compilation | undefined;
+  const compile = () => {
+    compiled ??= compileSnippets(snippets);
+    return compiled;
+  };
+  const placeholders = placeholderPackages();
 
   it("type-check against the built packages", () => {
-    // Pass 1 finds the names each import-less fragment lacks; pass 2 checks everything with those imported.
-    const exported = exportsOf(AUTO_IMPORT_MODULES);
-    for (const diagnostic of compile(snippets)) {
-      const name = missingName(diagnostic);
-      const snippet = snippets.find((s) => diagnostic.file?.fileName === pathOf(s));
-      if (name === undefined || snippet === undefined || snippet.hasImports) continue;
-      const from = moduleFor(name, snippet.readme, exported);
-      if (from === undefined) continue;
-      const line = `import { ${name} } from "${from}";`;
-      if (!snippet.prelude.includes(line)) snippet.prelude.push(line);
+    expect(compile().problems).toEqual([]);
+  });
+
+  it("use placeholders only for the reader's own code", () => {
+    const compilation = compile();
+    const problems: string[] = [];
+    // A placeholder named like one of our exports would hide a missing import of it.
+    for (const name of placeholders.keys()) {
+      const clash = compilation.exportedNames.get(name);
+      if (clash) problems.push(`placeholders.d.ts: ${name} is also exported by ${clash}: import it, do not declare it`);
     }
-    const problems = compile(snippets).map((d) => describeDiagnostic(d, snippets));
+    // A placeholder no snippet uses any more is one nobody checks the meaning of.
+    const used = new Set([...compilation.facts.values()].flatMap((facts) => [...facts.placeholders]));
+    for (const name of placeholders.keys()) {
+      if (!used.has(name)) problems.push(`placeholders.d.ts: no snippet uses ${name} any more: delete it`);
+    }
+    // A page that names `x` one thing in a snippet must not lean on the placeholder `x` for something else.
+    for (const snippet of snippets) {
+      const facts = compilation.facts.get(snippet);
+      for (const name of facts?.placeholders ?? []) {
+        const placeholderType = compilation.placeholderTypes.get(name);
+        for (const other of snippets) {
+          if (other === snippet || other.doc !== snippet.doc) continue;
+          const declared = compilation.facts.get(other)?.declared.get(name);
+          if (declared === undefined || placeholderType === undefined) continue;
+          const checker = compilation.checkerOf(other);
+          if (compilation.checkerOf(snippet) === checker && checker.isTypeAssignableTo(declared, placeholderType)) {
+            continue;
+          }
+          problems.push(
+            `${snippet.doc}:${snippet.line}: uses \`${name}\` as the reader's own code, but the snippet at line ${other.line} declares \`${name}\` as ${checker.typeToString(declared)}: rename one`,
+          );
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("have complete install lines: every package a page's snippets need is installed by it or a page it points to", () => {
+    const compilation = compile();
+    const needs = new Map<string, Requirement[]>();
+    for (const snippet of snippets) {
+      const facts = compilation.facts.get(snippet);
+      if (facts === undefined) continue;
+      needs.set(snippet.doc, [...(needs.get(snippet.doc) ?? []), ...requirementsOf(snippet, facts, placeholders)]);
+    }
+    const installedBy = (doc: MarkdownDocument) => doc.blocks.flatMap(installLines).flatMap((line) => line.packages);
+    const problems: string[] = [];
+    for (const [path, requirements] of needs) {
+      if (!INSTALL_SCOPE(path)) continue;
+      const doc = byPath.get(path) as MarkdownDocument;
+      const pointers = installPointers(repo, path, doc.text);
+      const installed = new Set([
+        ...installedBy(doc),
+        ...pointers.flatMap((pointer) => installedBy(byPath.get(pointer) as MarkdownDocument)),
+      ]);
+      const missing = new Map<string, string>();
+      for (const requirement of withRequiredPeers(requirements)) {
+        if (!installed.has(requirement.name) && !missing.has(requirement.name)) {
+          missing.set(requirement.name, requirement.why);
+        }
+      }
+      if (missing.size === 0) continue;
+      const where = pointers.length > 0 ? ` (nor ${pointers.join(", ")}, which it points to)` : "";
+      problems.push(
+        `${path}: no install line of this page${where} installs ${[...missing.keys()].join(" ")}:\n${[...missing]
+          .map(([name, why]) => `    ${name}: ${why}`)
+          .join("\n")}`,
+      );
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("hand SQL over with the bind placeholders of their database", () => {
+    const statements = snippets.flatMap(sqlStatements);
+    expect(statements.length).toBeGreaterThanOrEqual(3);
+    expect(statements.flatMap(dialectProblems)).toEqual([]);
+  });
+});
+
+describe("the install-line rules' tables", () => {
+  it("name optional peers of the packages, and every optional peer is in one of them", () => {
+    const problems: string[] = [];
+    const tables = [ENTRY_PEERS, PEERS_NOT_TIED_TO_AN_ENTRY];
+    for (const [entry, peers] of tables.flatMap((table) => Object.entries(table))) {
+      const name = entry.split("/").slice(0, 2).join("/");
+      const manifest = manifestOf(name);
+      for (const peer of peers) {
+        if (manifest?.peerDependenciesMeta?.[peer]?.optional !== true) {
+          problems.push(`${entry}: ${peer} is not an optional peer of ${name}`);
+        }
+      }
+    }
+    for (const name of ["console", "core", "express", "fastify", "hono", "inbox", "nestjs", "testing"]) {
+      const manifest = manifestOf(`@kirimbayar/${name}`);
+      for (const [peer, meta] of Object.entries(manifest?.peerDependenciesMeta ?? {})) {
+        if (meta.optional !== true) continue;
+        const listed = tables.some((table) =>
+          Object.entries(table).some(
+            ([entry, peers]) => entry.startsWith(`@kirimbayar/${name}`) && peers.includes(peer),
+          ),
+        );
+        if (!listed) problems.push(`@kirimbayar/${name}: optional peer ${peer} is in neither table`);
+      }
+    }
     expect(problems).toEqual([]);
   });
 });

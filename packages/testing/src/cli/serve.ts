@@ -1,25 +1,29 @@
+import type { FakeIdMode } from "../fake/ids.js";
 import { createFakeProvider } from "../fake/provider.js";
 import { CONTROL_PREFIX, SIMULATOR_PATH } from "../fake/routes/control.js";
-import { FAKE_SERVICES, KEY_LOCATION } from "../fake/services.js";
+import { type FAKE_SERVICES, KEY_LOCATION } from "../fake/services.js";
 
 /** Options of `kirimbayar-fake serve`. */
 export interface ServeOptions {
   port: number;
   host: string;
   seed: string;
+  /** `unique` (default) or `seeded`: see the provider's `ids` option. */
+  ids?: FakeIdMode;
   qrisWebhookUrl?: string;
   ordersWebhookUrl?: string;
   apiKey?: string;
 }
 
-const BASE_PATHS: Record<(typeof FAKE_SERVICES)[number], string> = {
-  payment: "/user/api/v1/user",
-  qris: "/user/api/v1/qr (and /user/api/v1/qrisly)",
-  shipping: "/api/v1",
-  pro: "/api",
-  starter: "/starter",
-  orders: "/order/api/v1",
-};
+/** Each core client, the service whose key it takes, and the paths it adds to its `baseUrl` (for the banner). */
+export const CLIENTS: readonly { client: string; service: (typeof FAKE_SERVICES)[number]; paths: string }[] = [
+  { client: "PaymentGatewayClient", service: "payment", paths: "/user/api/v1/user/..." },
+  { client: "QrisClient", service: "qris", paths: "/user/api/v1/qr/..., /user/api/v1/qrisly/..." },
+  { client: "ShippingClient", service: "shipping", paths: "/api/v1/..." },
+  { client: "ShippingProClient", service: "pro", paths: "/api/..., /api/v2/..." },
+  { client: "ShippingStarterClient", service: "starter", paths: "/starter/..." },
+  { client: "OrderWebhookClient", service: "orders", paths: "/order/api/v1/..." },
+];
 
 /** Whether `host` only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
@@ -46,6 +50,7 @@ export async function serve(
   const provider = createFakeProvider({
     clock: "real",
     seed: options.seed,
+    ...(options.ids === undefined ? {} : { ids: options.ids }),
     controlApi: true,
     ...(options.apiKey ? { apiKeys: options.apiKey } : {}),
     webhooks: {
@@ -57,12 +62,13 @@ export async function serve(
   log(`kirimbayar fake provider listening on ${server.url}`);
   log(`Simulator page (pay, expire, cancel, move the clock, watch webhooks): ${server.url}${SIMULATOR_PATH}`);
   log("");
-  log("Use this base URL for every client (payment, QRIS, shipping current/Pro/Starter, orders):");
-  for (const service of FAKE_SERVICES) {
-    log(
-      `  ${service.padEnd(9)} ${server.url}${BASE_PATHS[service].padEnd(42)} key ${provider.apiKeys[service].join(", ")}  (${KEY_LOCATION[service]})`,
-    );
+  // The clients add the services' paths themselves: every one takes the bare origin as its baseUrl.
+  log("Each client's baseUrl and apiKey, to pass as printed (the client adds the paths):");
+  for (const { client, service, paths } of CLIENTS) {
+    const key = provider.apiKeys[service][0] ?? "";
+    log(`  ${client.padEnd(22)} baseUrl ${server.url}  apiKey ${key.padEnd(18)} (${KEY_LOCATION[service]}; ${paths})`);
   }
+  log(`  e.g. new QrisClient({ baseUrl: "${server.url}", apiKey: "${provider.apiKeys.qris[0] ?? ""}" })`);
   log("");
   log(`QR webhooks go to:    ${provider.qris.webhookUrl ?? "(none: pass --qris-webhook-url)"}`);
   log(

@@ -6,6 +6,7 @@ import { QRIS_DEFAULT_EXPIRY_MS, type QrisWebhookShape } from "../fixtures/qris.
 import type { CallbackAuthMode } from "../webhook-request.js";
 import { ABORTED, fakeApp, NETWORK_FAILURE, type RecordedRequest } from "./app.js";
 import { FaultQueue, type FaultSpec } from "./faults.js";
+import { createIdSource, type FakeIdMode } from "./ids.js";
 import { inProcessRequest } from "./in-process-request.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { type ListenOptions, listen, type RunningServer } from "./server.js";
@@ -26,8 +27,21 @@ export interface FakeProviderOptions {
    * a manual clock starting there; or your own {@link Clock}.
    */
   clock?: Clock | "manual" | "real" | Date;
-  /** Seed of every generated id, code and amount. Default `1`. */
+  /**
+   * Seed of generated codes, amounts and names: a QR code's unique code (so its `final_amount`), the wallet a QR
+   * payment came from, addresses and phone numbers. Default `1`. Ids (virtual-account numbers included) follow it
+   * only with `ids: "seeded"`.
+   */
   seed?: string | number;
+  /**
+   * How ids are made (`history_id`, `payment_id`, `va_number`, `order_no`, `cnote`, delivery ids).
+   * `"unique"` (default): never the same twice, within a process, across `reset()`, across fakes and across test
+   * runs (time-ordered from the wall clock, whatever the fake's clock says, with random digits), so records an app's
+   * database and idempotency store kept from an earlier test never make a new payment look like a duplicate.
+   * `"seeded"`: drawn from `seed`, the same for every fake with that seed and again after `reset()`, for snapshot
+   * tests; an app that keeps records between tests then sees the same ids again.
+   */
+  ids?: FakeIdMode;
   /** Webhook delivery. */
   webhooks?: {
     /** Where QR events go (the dashboard setting). Also `provider.qris.setWebhookUrl(url)`. */
@@ -35,8 +49,10 @@ export interface FakeProviderOptions {
     /** Where order-status events go before any `PUT /order/api/v1/webhook`. */
     ordersUrl?: string;
     /**
-     * Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process. Default: `fetch`.
-     * The Requests it gets carry no abort signal; an attempt still ends as a timeout after `timeoutMs`.
+     * Transport of deliveries, e.g. `(request) => receiver.fetch(request)` to stay in-process, or your app as a
+     * `fetch` (`expressFetch(app)` from `@kirimbayar/testing/express`; `/fastify`, `/hono`, `/nestjs`). Also
+     * `provider.webhooks.setFetch(fetch)`. Default: the global `fetch`. The Requests it gets carry no abort signal;
+     * an attempt still ends as a timeout after `timeoutMs`.
      */
     fetch?: (request: Request) => Promise<Response>;
     /** Delays before each retry. Default `[60_000, 300_000, 900_000]` (1, 5, 15 minutes). */
@@ -136,6 +152,12 @@ export interface FakeProvider {
      * connection would; each is retried on the usual schedule. `failNext(0)` disarms.
      */
     failNext(count?: number): void;
+    /**
+     * Sends later attempts (retries of earlier events too) through `fetch` instead of the one given at creation
+     * (`webhooks.fetch`); `undefined` for the global `fetch`. For an app that exists only after the fake's URL was
+     * needed at its boot: a NestJS app's `nestFetch(app)` after `app.init()`. Kept by `reset()`.
+     */
+    setFetch(fetch: ((request: Request) => Promise<Response>) | undefined): void;
     /** Attempts still to fail (see {@link FakeProvider.webhooks.failNext}). */
     readonly pendingFailures: number;
   };
@@ -149,8 +171,12 @@ export interface FakeProvider {
   listen(options?: ListenOptions): Promise<RunningServer>;
   /**
    * Forgets everything that happened, so one fake can serve a whole test suite (`afterEach(() => fake.reset())`):
-   * payments, QR codes, orders, deliveries, recorded requests, rate-limit counters, armed faults, latency, held,
-   * duplicated and failing deliveries, webhook URLs and shape set since creation, and the ids drawn from the seed.
+   * payments, QR codes, orders, uploaded QR configurations, deliveries and their pending retries, recorded requests,
+   * rate-limit counters, armed faults, latency set with `setLatency` (back to `latencyMs`), held, duplicated and
+   * failing deliveries; the seeded generator starts over. It keeps the configuration: API keys, webhook URLs (given
+   * at creation, set with `setWebhookUrl` or registered by the app with `PUT /order/api/v1/webhook`), the QR webhook
+   * shape, the delivery transport (`webhooks.fetch`, `setFetch`) and every other option. Ids stay unique: a reset
+   * never hands out an id again, unless `ids: "seeded"` (then the ids start over with the seed).
    * A clock the fake made (`"manual"`, a `Date`, `"real"`) goes back to its start; a `Clock` you passed keeps its
    * time, and only the fake's timers on it are cancelled. Read `deliveries` and `requests` again after a reset.
    * Cheaper than a new fake; a running `listen()` server keeps serving the reset fake.
@@ -196,20 +222,22 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
   const webhookOptions = options.webhooks ?? {};
   const shape = webhookShape(webhookOptions.qrisShape);
   const ctx = createFixtureContext({ seed, now: () => timers.now() });
-  const dispatcher = new WebhookDispatcher(timers, webhookOptions);
+  const ids = createIdSource(options.ids, ctx.random);
+  const dispatcher = new WebhookDispatcher(timers, ids, webhookOptions);
   const world: World = {
     ctx,
     clock: timers,
     dispatcher,
-    payments: new PaymentStore(ctx, timers, dispatcher, options.paymentExpirySeconds ?? 86_400),
+    payments: new PaymentStore(ids, timers, dispatcher, options.paymentExpirySeconds ?? 86_400),
     qris: new QrisStore(
       ctx,
+      ids,
       timers,
       dispatcher,
       options.qrisExpiryMs ?? QRIS_DEFAULT_EXPIRY_MS,
       webhookOptions.qrisUrl,
     ),
-    orders: new OrderStore(ctx, timers, dispatcher, webhookOptions.ordersMethod ?? "POST"),
+    orders: new OrderStore(ctx, ids, timers, dispatcher, webhookOptions.ordersMethod ?? "POST"),
   };
   world.orders.webhookUrl = webhookOptions.ordersUrl;
   world.qris.webhookShape = shape;
@@ -239,18 +267,18 @@ export function createFakeProvider(options: FakeProviderOptions = {}): FakeProvi
     return response;
   };
 
-  // Clears in place what a test can change; the objects, the keys and the app (shared by every fake of the process,
-  // router compiled once) stay, which is what makes a reset cheaper than a new fake.
+  // Clears in place what happened; the objects, the configuration (keys, webhook URLs and shape, the transport) and
+  // the app (shared by every fake of the process, router compiled once) stay, which is what makes a reset cheaper
+  // than a new fake. The URLs stay even when the app set them (`setWebhookUrl`, its order-webhook registration at
+  // boot): a test suite sets them once, and a reset that forgot them would drop the next test's webhooks silently.
   const reset = () => {
     rewind();
     ctx.random.reset();
+    ids.reset();
     dispatcher.clear();
     world.payments.clear();
     world.qris.clear();
     world.orders.clear();
-    world.qris.webhookUrl = webhookOptions.qrisUrl;
-    world.qris.webhookShape = shape;
-    world.orders.webhookUrl = webhookOptions.ordersUrl;
     deps.rateLimiter?.clear();
     deps.faults.clear();
     deps.latencyMs = options.latencyMs ?? 0;
@@ -410,5 +438,8 @@ class WebhooksHandle implements Readonly<FakeProvider["webhooks"]> {
   }
   get pendingFailures(): number {
     return this.#deps.world.dispatcher.pendingFailures;
+  }
+  setFetch(fetch: ((request: Request) => Promise<Response>) | undefined): void {
+    this.#deps.world.dispatcher.fetch = fetch;
   }
 }

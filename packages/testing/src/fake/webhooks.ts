@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.js";
 import { type CallbackAuthMode, signCallbackBody } from "../webhook-request.js";
+import type { IdSource } from "./ids.js";
 
 /** Which sender a delivery imitates. */
 export type WebhookSource = "qris" | "payment" | "orders";
@@ -107,12 +108,27 @@ export class WebhookDispatcher {
   #held: WebhookJob[] | undefined;
   #duplicates = 0;
   #failures = 0;
-  #nextId = 1;
+  #ids: Pick<IdSource, "deliveryId">;
+  #fetch: DispatcherOptions["fetch"];
   #wires = new WeakMap<WebhookJob, Wire>();
 
-  constructor(clock: Clock, options: DispatcherOptions = {}) {
+  constructor(clock: Clock, ids: Pick<IdSource, "deliveryId">, options: DispatcherOptions = {}) {
     this.#clock = clock;
+    this.#ids = ids;
     this.#options = options;
+    this.#fetch = options.fetch;
+  }
+
+  /** The transport of later attempts (retries of earlier events too); `undefined` for the global `fetch`. */
+  get fetch(): DispatcherOptions["fetch"] {
+    return this.#fetch;
+  }
+
+  set fetch(transport: DispatcherOptions["fetch"]) {
+    if (transport !== undefined && typeof transport !== "function") {
+      throw new TypeError("the webhooks' fetch must be a function (request: Request) => Promise<Response>");
+    }
+    this.#fetch = transport;
   }
 
   /** Sends the first attempt of `job` (awaited) and schedules the retries it needs. Held jobs wait for release. */
@@ -123,19 +139,19 @@ export class WebhookDispatcher {
     }
     const copies = this.#duplicates;
     this.#duplicates = 0;
-    await this.#track(this.#attempt(job, `dlv_${String(this.#nextId++).padStart(6, "0")}`, 1, copies));
+    await this.#track(this.#attempt(job, this.#ids.deliveryId(), 1, copies));
   }
 
   /**
    * Starts a new log and drops held deliveries and armed duplicates and failures (`provider.reset()`; retries are
-   * timers, which the provider clears with the clock). An attempt still in flight lands in the old log.
+   * timers, which the provider clears with the clock). An attempt still in flight lands in the old log. The
+   * transport stays: it is configuration.
    */
   clear(): void {
     this.attempts = [];
     this.#held = undefined;
     this.#duplicates = 0;
     this.#failures = 0;
-    this.#nextId = 1;
   }
 
   /** The next dispatched event is sent `1 + copies` times in a row. */
@@ -244,7 +260,7 @@ export class WebhookDispatcher {
       record.error = "InjectedFailure: dropped by the fake before reaching the app (webhooks.failNext)";
       return record;
     }
-    const injected = this.#options.fetch;
+    const injected = this.#fetch;
     const timeoutMs = this.#options.timeoutMs ?? 10_000;
     // Over the network the signal closes the socket of an app that does not answer. An injected (in-process) fetch
     // gets no signal: on Node 20 one costs a Request about as much again, and the race below settles the attempt

@@ -21,12 +21,13 @@ export interface Observation {
 }
 
 /**
- * Starts a fresh fake provider (same seed and manual clock each time, so the same calls get the same answers) on a
- * free loopback port, starts `runtime`'s shop against it, sends the table, then has the fake pay the QR code the
- * shop generated and deliver `payment.success` to the shop over HTTP. Everything is closed before it returns.
+ * Starts a fresh fake provider (same seed, seeded ids and manual clock each time, so the same calls get the same
+ * answers) on a free loopback port, starts `runtime`'s shop against it, sends the table, then has the fake pay the QR
+ * code the shop generated and deliver `payment.success` to the shop over HTTP. Everything is closed before it returns.
  */
 export async function exercise(runtime: RuntimeUnderTest): Promise<Observation> {
-  const provider = createFakeProvider({ seed: "runtimes" });
+  // Seeded ids: every runtime must see the same history ids (unique ids, the default, differ on every fake).
+  const provider = createFakeProvider({ seed: "runtimes", ids: "seeded" });
   const fake = await provider.listen({ port: 0, host: "127.0.0.1" });
   try {
     const shop = await runtime.start({

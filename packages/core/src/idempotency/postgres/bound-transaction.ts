@@ -1,9 +1,11 @@
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
-import type { HeldTransaction } from "../sql/callback-transaction.js";
+import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
 import type { ClaimResult, IdempotencyTransaction } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
 import type { Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
+import type { StatementScope } from "./pg-transaction.js";
+import { isPoolerStatementError, recordStatementRefusal, statementModeOf } from "./statement-mode.js";
 
 /** The claim of a transaction opened through a binding: a new key's cheap insert first, else the whole claim. */
 export interface BoundClaimTexts {
@@ -11,8 +13,13 @@ export interface BoundClaimTexts {
   readonly newKey: Statement;
   /** Decides every case (see the store's `claimInTransaction`). */
   readonly any: Statement;
-  /** Whether the binding is given the statements' names (see `SqlBinding.query`; `preparedStatements`). */
+  /**
+   * Whether the binding is given the statements' names (see `SqlBinding.query`; `preparedStatements`) while the
+   * binding's pooler keeps named statements (the binding is their scope: see statement-mode.ts).
+   */
   readonly named: boolean;
+  /** The binding as the scope of its statement mode, and where a pooler's refusal is logged. */
+  readonly statements: StatementScope;
 }
 
 /**
@@ -27,7 +34,7 @@ export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
 
   constructor(
     private readonly binding: SqlBinding<Tx>,
-    private readonly held: HeldTransaction<Tx>,
+    private held: HeldTransaction<Tx>,
     private readonly claims: BoundClaimTexts,
   ) {}
 
@@ -36,27 +43,51 @@ export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
-    let row: Record<string, unknown> | undefined;
+    const { scope, report } = this.claims.statements;
+    const named = this.claims.named && statementModeOf(scope).named;
     try {
-      const inserted = await this.#run(this.claims.newKey, key, retentionMs);
-      // A new key (the common case): one statement. A library that answers an insert's count but not its rows
-      // still says so through the count.
-      if (inserted.rows.length === 1 || inserted.affectedRows === 1) return { state: "claimed", attempt: 1 };
-      // The whole claim would take a row this insert wrote but did not report for a duplicate's (answered 200, the
-      // event never applied): without a count saying nothing was written, the delivery fails (503) instead.
-      if (inserted.affectedRows !== 0) {
-        throw new Error(`${this.binding.library} answered neither the claim's row nor its count of written rows`);
+      return await this.#claim(key, retentionMs, named);
+    } catch (error) {
+      if (!named || !isPoolerStatementError(error) || this.#ended) throw unavailable("claim", error);
+      recordStatementRefusal(scope, "named", error, report);
+    }
+    // The pooler refused the named claim before it ran, and PostgreSQL aborted the library's transaction with it:
+    // nothing else was sent in it, so it is rolled back and another opened, before the handlers ever see one.
+    try {
+      await this.held.end(false);
+      const again = await holdTransaction(this.binding);
+      // Ended meanwhile (the claim ran out of time): the new transaction must not stay open, holding a connection.
+      if (this.#ended) {
+        await again.end(false);
+        throw new Error("the transaction was ended while it was opened again");
       }
-      row = (await this.#run(this.claims.any, key, retentionMs)).rows[0];
+      this.held = again;
+    } catch (error) {
+      this.#ended = true;
+      throw unavailable("BEGIN", error);
+    }
+    try {
+      return await this.#claim(key, retentionMs, false);
     } catch (error) {
       throw unavailable("claim", error);
     }
-    return transactionalClaimOf(row);
   }
 
-  #run(statement: Statement, key: string, retentionMs: number): PromiseLike<SqlResult> {
-    const name = this.claims.named ? statement.name : undefined;
-    return this.binding.query(statement.text, [key, retentionMs], this.held.tx, name);
+  async #claim(key: string, retentionMs: number, named: boolean): Promise<ClaimResult> {
+    const inserted = await this.#run(this.claims.newKey, key, retentionMs, named);
+    // A new key (the common case): one statement. A library that answers an insert's count but not its rows
+    // still says so through the count.
+    if (inserted.rows.length === 1 || inserted.affectedRows === 1) return { state: "claimed", attempt: 1 };
+    // The whole claim would take a row this insert wrote but did not report for a duplicate's (answered 200, the
+    // event never applied): without a count saying nothing was written, the delivery fails (503) instead.
+    if (inserted.affectedRows !== 0) {
+      throw new Error(`${this.binding.library} answered neither the claim's row nor its count of written rows`);
+    }
+    return transactionalClaimOf((await this.#run(this.claims.any, key, retentionMs, named)).rows[0]);
+  }
+
+  #run(statement: Statement, key: string, retentionMs: number, named: boolean): PromiseLike<SqlResult> {
+    return this.binding.query(statement.text, [key, retentionMs], this.held.tx, named ? statement.name : undefined);
   }
 
   commit(): Promise<void> {

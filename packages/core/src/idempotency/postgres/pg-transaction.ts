@@ -1,24 +1,42 @@
 import type { ClaimResult, IdempotencyTransaction } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
-import type { PgQueryable, QueryResult, Statement } from "./connection.js";
+import { type PgQueryable, type QueryResult, runOn, type Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
+import { transactionalClaimPrepare } from "./sql.js";
+import {
+  isPoolerStatementError,
+  recordStatementRefusal,
+  type StatementModeReport,
+  statementModeOf,
+} from "./statement-mode.js";
 
 /**
- * The claim of a transactional delivery as an SQL-level prepared statement, so that `BEGIN` and the claim travel as
- * one simple-protocol query (`BEGIN; EXECUTE …`): the simple protocol takes no parameters, and a prepared statement
- * keeps the claim parsed and planned once per connection rather than on every delivery.
+ * The claim of a transactional delivery, and its SQL-level prepared statement, so that `BEGIN` and the claim travel
+ * as one simple-protocol query (`BEGIN; EXECUTE …`): the simple protocol takes no parameters, and a prepared
+ * statement keeps the claim parsed and planned once per connection rather than on every delivery.
  */
 export interface TransactionalClaimStatement {
-  readonly name: string;
-  readonly text: string;
+  /** The claim's text (`$1` the key, `$2` the retention in ms), inlined behind `BEGIN` where `PREPARE` does not last. */
+  readonly statement: Statement;
+  /** The name of its SQL-level prepared statement. */
+  readonly prepareName: string;
   /** The connections it is prepared on (a connection the pool replaced is a new object). */
   readonly prepared: WeakSet<object>;
+}
+
+/** Where a transaction's prepared statements are decided (see statement-mode.ts): the pool or client, and its log. */
+export interface StatementScope {
+  readonly scope: object;
+  readonly report: StatementModeReport;
 }
 
 /**
  * One delivery's transaction on one connection. It opens with its claim: `BEGIN; EXECUTE claim(…)` in one round
  * trip (the values inlined as quoted literals), so a delivery costs two round trips of its own, open-and-claim and
- * COMMIT (plus one `PREPARE` the first time a connection serves a transactional delivery).
+ * COMMIT (plus one `PREPARE` the first time a connection serves a transactional delivery). Without prepared
+ * statements (`preparedStatements: false`, or behind a pooler that keeps no SQL `PREPARE` between transactions) the
+ * claim's own text goes behind `BEGIN` instead, its values inlined the same way: still one round trip. A claim the
+ * pooler refused is rolled back and opened again that way before the handlers see the transaction.
  */
 export class PostgresTransaction implements IdempotencyTransaction {
   #open = false;
@@ -31,9 +49,9 @@ export class PostgresTransaction implements IdempotencyTransaction {
     readonly handle: PgQueryable,
     private readonly done: (error?: unknown) => void,
     private readonly claimStatement: TransactionalClaimStatement,
-    /** `false` (`preparedStatements: false`): BEGIN and the claim go as two statements, the claim unnamed. */
+    /** `false` (`preparedStatements: false`): never `PREPARE`; the claim's text goes inlined behind `BEGIN`. */
     private readonly usePrepared: boolean,
-    private readonly query: (statement: Statement, values: unknown[]) => PromiseLike<QueryResult>,
+    private readonly statements: StatementScope,
     pooled: boolean,
   ) {
     if (pooled) this.abandon = () => this.#abandon();
@@ -49,43 +67,69 @@ export class PostgresTransaction implements IdempotencyTransaction {
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
-    if (!this.usePrepared) return this.#claimUnprepared(key, retentionMs);
-    const { name, text, prepared } = this.claimStatement;
     let row: Record<string, unknown> | undefined;
     try {
-      const execute = `EXECUTE ${name}(${quoteLiteral(key)}, ${quoteNumber(retentionMs)})`;
-      if (!prepared.has(this.handle)) {
-        await this.query({ text: `PREPARE ${name}(text, double precision) AS ${text}` }, []);
-        prepared.add(this.handle);
-      }
-      this.#assertNotEnded();
-      const opening = !this.#open;
-      this.#open = true;
-      const result = await this.query({ text: opening ? `BEGIN; ${execute}` : execute }, []);
-      // A multi-statement query answers with one result per statement: the claim's is the last.
-      const results = result as QueryResult | QueryResult[];
-      row = (Array.isArray(results) ? results[results.length - 1] : results)?.rows[0];
+      row = await this.#claimRow(key, retentionMs);
     } catch (error) {
       throw unavailable("claim", error);
     }
     return transactionalClaimOf(row);
   }
 
-  async #claimUnprepared(key: string, retentionMs: number): Promise<ClaimResult> {
-    const { text } = this.claimStatement;
-    let row: Record<string, unknown> | undefined;
-    try {
-      if (!this.#open) {
-        this.#assertNotEnded();
-        this.#open = true;
-        await this.query({ text: "BEGIN" }, []);
+  // `BEGIN; EXECUTE` while the connection keeps SQL prepared statements; else `BEGIN` and the claim with its values
+  // inlined, still one round trip (parsed and planned on every delivery, as any unnamed statement).
+  async #claimRow(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
+    if (this.usePrepared && statementModeOf(this.statements.scope).sqlPrepare) {
+      try {
+        return await this.#claimWithExecute(key, retentionMs);
+      } catch (error) {
+        await this.#afterRefusal(error);
       }
-      this.#assertNotEnded();
-      row = (await this.query({ text }, [key, retentionMs])).rows[0];
-    } catch (error) {
-      throw unavailable("claim", error);
     }
-    return transactionalClaimOf(row);
+    return this.#claimInlined(key, retentionMs);
+  }
+
+  async #claimWithExecute(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
+    const { statement, prepareName, prepared } = this.claimStatement;
+    if (!prepared.has(this.handle)) {
+      await this.#send({ text: transactionalClaimPrepare(statement.text, prepareName) });
+      prepared.add(this.handle);
+    }
+    return this.#openAndRun(`EXECUTE ${prepareName}(${quoteLiteral(key)}, ${quoteNumber(retentionMs)})`);
+  }
+
+  #claimInlined(key: string, retentionMs: number): Promise<Record<string, unknown> | undefined> {
+    // Only the template's own `$1` and `$2` are replaced (one pass: the key's text is never read as a placeholder).
+    const claim = this.claimStatement.statement.text.replace(/\$([12])(?!\d)/g, (_, n: string) =>
+      n === "1" ? `${quoteLiteral(key)}::text` : `${quoteNumber(retentionMs)}::double precision`,
+    );
+    return this.#openAndRun(claim);
+  }
+
+  // The claim, behind `BEGIN` in the same simple-protocol query when the transaction is not open yet.
+  async #openAndRun(claim: string): Promise<Record<string, unknown> | undefined> {
+    this.#assertNotEnded();
+    const opening = !this.#open;
+    this.#open = true;
+    const result = await this.#send({ text: opening ? `BEGIN; ${claim}` : claim });
+    // A multi-statement query answers with one result per statement: the claim's is the last.
+    const results = result as QueryResult | QueryResult[];
+    return (Array.isArray(results) ? results[results.length - 1] : results)?.rows[0];
+  }
+
+  // A pooler refused the SQL prepared statement before it ran: the connection's scope stops using SQL `PREPARE`, and
+  // the transaction the refusal aborted (if it had begun) is rolled back, so that the claim can open it again.
+  // Anything else is the claim's failure.
+  async #afterRefusal(error: unknown): Promise<void> {
+    if (!isPoolerStatementError(error) || this.#ended) throw error;
+    recordStatementRefusal(this.statements.scope, "sqlPrepare", error, this.statements.report);
+    if (!this.#open) return;
+    await this.#send({ text: "ROLLBACK" });
+    this.#open = false;
+  }
+
+  #send(statement: Statement): PromiseLike<QueryResult> {
+    return runOn(this.handle, statement, [], false);
   }
 
   // The transaction was ended while a statement before the claim was in flight (its time limit ran out and the
@@ -109,7 +153,7 @@ export class PostgresTransaction implements IdempotencyTransaction {
     // Nothing was sent yet: there is no transaction to end, only the connection to give back.
     if (!this.#open) return this.done();
     try {
-      await this.query({ text: statement }, []);
+      await this.#send({ text: statement });
       this.done();
     } catch (error) {
       // The connection is in an unknown state: the pool discards it, which also ends the transaction.

@@ -15,7 +15,7 @@ export type PostgresStatementName =
   | "sweep";
 
 /**
- * The store's statements for `table`, each named per table, and the name of the transactional claim as an SQL-level
+ * The store's statements for `table`, each named by its text, and the name of the transactional claim as an SQL-level
  * prepared statement (see `TransactionalClaimStatement`). Throws for a table name that is not one or two plain
  * identifiers.
  */
@@ -77,13 +77,9 @@ ON CONFLICT (key) DO NOTHING
 RETURNING attempts`,
     sweep: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE expires_at <= now() LIMIT $1)`,
   };
-  // Names are per table (two stores on one pool never share a name for different text) and short: PostgreSQL
-  // cuts names at 63 bytes, so a long table name would make two statements collide. A hash of the table keeps
-  // them apart.
-  const tableTag = fnv1a(table);
   const named = (name: keyof typeof texts): Statement => ({
     text: texts[name],
-    name: `kirimbayar_${name}_${tableTag}`,
+    name: statementName(name, texts[name]),
   });
   return {
     statements: {
@@ -95,19 +91,35 @@ RETURNING attempts`,
       claimNewInTransaction: named("claimNewInTransaction"),
       sweep: named("sweep"),
     },
-    transactionalClaimName: `kirimbayar_txclaim_${tableTag}`,
+    transactionalClaimName: statementName("txclaim", transactionalClaimPrepare(texts.claimInTransaction)),
   };
 }
 
+/** The SQL `PREPARE` of the transactional claim under `name` (see `TransactionalClaimStatement`). */
+export function transactionalClaimPrepare(text: string, name = "$name"): string {
+  return `PREPARE ${name}(text, double precision) AS ${text}`;
+}
+
 /**
- * FNV-1a of a string, as 8 hex digits: a short, stable tag that keeps prepared-statement names per table apart
- * (PostgreSQL cuts names at 63 bytes, so a long table name cannot be part of them).
+ * The prepared-statement name of `text`: `kirimbayar_<purpose>_<hash of the text>`. A name stands for one text only,
+ * so that two stores (another table), or two versions of this package sharing server connections through a pooler
+ * during a rolling deploy, can never run each other's text under one name; and it stays short (PostgreSQL cuts
+ * names at 63 bytes).
  */
-export function fnv1a(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
+export function statementName(purpose: string, text: string): string {
+  return `kirimbayar_${purpose}_${fnv1a64(text)}`;
+}
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK_64 = 0xffffffffffffffffn;
+
+/** FNV-1a of the text's UTF-8 bytes, 64 bits as 16 hex digits: run once per statement, when a store is built. */
+function fnv1a64(text: string): string {
+  let hash = FNV_OFFSET;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= BigInt(byte);
+    hash = (hash * FNV_PRIME) & MASK_64;
   }
-  return hash.toString(16).padStart(8, "0");
+  return hash.toString(16).padStart(16, "0");
 }

@@ -1,4 +1,5 @@
 import type { IdempotencyRecordView } from "../../journal/types.js";
+import { type AnyLogger, webhookLoggerOf } from "../../webhooks/logger.js";
 import { transactionalStage } from "../../webhooks/pipeline/transactional.js";
 import { type BatchingOptions, KeyedBatcher } from "../keyed-batcher.js";
 import { recordViewOf } from "../record-view.js";
@@ -17,9 +18,10 @@ import {
   type Statement,
 } from "./connection.js";
 import { unavailable } from "./errors.js";
-import { PostgresTransaction, type TransactionalClaimStatement } from "./pg-transaction.js";
+import { PostgresTransaction, type StatementScope, type TransactionalClaimStatement } from "./pg-transaction.js";
 import { DEFAULT_POSTGRES_IDEMPOTENCY_TABLE, postgresIdempotencySchema, quotedTable } from "./schema.js";
 import { type PostgresStatementName, postgresIdempotencyStatements } from "./sql.js";
+import { sendNamedUnlessRefused } from "./statement-mode.js";
 
 /**
  * Options of {@link PostgresIdempotencyStore}: give a `binding` to your database library (Prisma, TypeORM, Knex,
@@ -43,15 +45,29 @@ export interface PostgresIdempotencyStoreOptions<Tx = PgQueryable> {
   /** Table name, optionally schema-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
   table?: string;
   /**
-   * Send the store's statements as named prepared statements, parsed and planned once per connection (default:
-   * `true` with a `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite). With it, a
-   * transactional delivery opens its transaction and claims in one round trip (`BEGIN; EXECUTE …`, after one SQL
-   * `PREPARE` per connection); set `false` behind a transaction-mode pooler (PgBouncer), which keeps no SQL
-   * prepared statement between transactions: BEGIN and the claim then go as two statements. With a `binding`
-   * (default `true`), the transactional claim is given its statement's name, which a binding whose driver keeps
-   * named statements (TypeORM on `pg`) uses to plan it once per connection; `false` sends it unnamed.
+   * Prepared statements: the store's statements parsed and planned once per connection, and a transactional
+   * delivery opening its transaction and claiming in one round trip (`BEGIN; EXECUTE …`, after one SQL `PREPARE` per
+   * connection). Default: on with a `pool` (which must then be `pg`'s) and a `binding`, off with a `client` (which
+   * may be PGlite).
+   *
+   * Behind a connection pooler in transaction mode (the pooled URLs of Supabase, Neon, DigitalOcean, Heroku: PgBouncer,
+   * Supavisor), which keeps no prepared statement between transactions, nothing needs setting: the first statement
+   * the pooler refuses (PostgreSQL's 42P05 or 26000, before anything ran) switches the pool to statements it keeps
+   * (unnamed; the transactional claim's own text inlined behind `BEGIN`), for this store and every journal and inbox
+   * on the same pool; the statement is sent again that way, so no delivery fails for it, and the switch is logged
+   * once to `logger`.
+   *
+   * `true`: prepared statements from the start, with a `client` too (a `pg` Client), switching the same way.
+   * `false`: never: every statement unnamed, `BEGIN` and the claim's text in one query (no refusal to meet). With
+   * a `binding`, it says whether the transactional claim is given its statement's name, which a binding whose driver
+   * keeps named statements (TypeORM on `pg`) uses to plan it once per connection.
    */
   preparedStatements?: boolean;
+  /**
+   * Where the store says that a pooler made it switch to unprepared statements (once per pool): console-style or
+   * pino-style, default `console`. No connection details are logged.
+   */
+  logger?: AnyLogger;
   /**
    * Gather concurrent claims (and completions) into one statement each: a call goes out at once while fewer than
    * `maxInFlight` (default 2) of its kind are running, else with the next batch (at most `maxSize`, default 200).
@@ -98,6 +114,8 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
   readonly #sql: Record<PostgresStatementName, Statement>;
   readonly #transactionalClaim: TransactionalClaimStatement;
   readonly #boundClaims: BoundClaimTexts;
+  /** The pool, client or binding whose statement mode the store follows (shared with journals and inboxes on it). */
+  readonly #statements: StatementScope;
   readonly #claims: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   readonly #completions: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   // One connection serves one statement or transaction at a time.
@@ -131,14 +149,19 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
     this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     const { statements, transactionalClaimName } = postgresIdempotencyStatements(this.#table);
     this.#sql = statements;
+    this.#statements = {
+      scope: (binding ?? pool ?? client) as object,
+      report: { component: "PostgresIdempotencyStore", logger: webhookLoggerOf(options.logger ?? console) },
+    };
     this.#boundClaims = {
       newKey: this.#sql.claimNewInTransaction,
       any: this.#sql.claimInTransaction,
       named: binding !== undefined && options.preparedStatements !== false,
+      statements: this.#statements,
     };
     this.#transactionalClaim = {
-      name: transactionalClaimName,
-      text: this.#sql.claimInTransaction.text,
+      statement: this.#sql.claimInTransaction,
+      prepareName: transactionalClaimName,
       prepared: new WeakSet(),
     };
     const batching =
@@ -211,11 +234,17 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
     const client = this.#client as Partial<CallbackTransactions> | undefined;
     if (typeof client?.transaction === "function") return this.#beginWithCallback(client as CallbackTransactions);
     const { connection, done } = await this.#connection();
-    const query = (statement: Statement, values: unknown[]) => runOn(connection, statement, values, this.#prepared);
     // BEGIN goes out with the claim (see PostgresTransaction.claim). Only a pooled connection can be abandoned:
     // the pool discards it, while a single client is the app's own and stays open.
     const pooled = this.#pool !== undefined;
-    return new PostgresTransaction(connection, done, this.#transactionalClaim, this.#prepared, query, pooled);
+    return new PostgresTransaction(
+      connection,
+      done,
+      this.#transactionalClaim,
+      this.#prepared,
+      this.#statements,
+      pooled,
+    );
   }
 
   // PGlite runs a transaction through `transaction(callback)`, which also makes the app's own statements on the same
@@ -293,8 +322,12 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
       }
     }
     const release = this.#pool === undefined ? await this.#takeTurn() : undefined;
+    const connection = (this.#pool ?? this.#client) as PgQueryable;
     try {
-      return await runOn((this.#pool ?? this.#client) as PgQueryable, statement, values, this.#prepared);
+      if (!this.#prepared || statement.name === undefined) return await runOn(connection, statement, values, false);
+      // Named, unless the pooler refused a named statement on this pool (then unnamed, this one sent again).
+      const { scope, report } = this.#statements;
+      return await sendNamedUnlessRefused(scope, (named) => runOn(connection, statement, values, named), report);
     } catch (error) {
       throw unavailable("query", error);
     } finally {

@@ -1,6 +1,14 @@
 import type { PgPoolLike, PgQueryable } from "../../idempotency/postgres/index.js";
-import { fnv1a } from "../../idempotency/postgres/sql.js";
+import { statementName } from "../../idempotency/postgres/sql.js";
+import {
+  isPoolerStatementError,
+  recordStatementRefusal,
+  type StatementModeReport,
+  sendNamedUnlessRefused,
+  statementModeOf,
+} from "../../idempotency/postgres/statement-mode.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import { type AnyLogger, webhookLoggerOf } from "../../webhooks/logger.js";
 import { journalStage } from "../stage.js";
 import {
   entryOf,
@@ -47,10 +55,19 @@ export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
   client?: PgQueryable;
   /**
    * Send the insert as a named prepared statement, parsed and planned once per connection (default: `true` with a
-   * `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite, and through a binding). Set
-   * `false` behind a transaction-mode pooler (PgBouncer) that keeps no prepared statement between transactions.
+   * `pool`, which must then be `pg`'s; `false` with a `client`, which may be PGlite, and through a binding).
+   * Behind a transaction-mode pooler (PgBouncer, Supavisor), which keeps no prepared statement between transactions,
+   * nothing needs setting: the first insert it refuses switches the pool to unnamed statements (for the idempotency
+   * store and inbox on the same pool too) and is sent again, logged once to `logger`. An entry refused inside a
+   * delivery's transaction aborted that transaction: the receiver runs the delivery again without the entry in it
+   * and records the entry after the answer, as for any failed entry. `false`: never named.
    */
   preparedStatements?: boolean;
+  /**
+   * Where the journal says that a pooler made it switch to unnamed statements (once per pool): console-style or
+   * pino-style, default `console`.
+   */
+  logger?: AnyLogger;
   /** Table name, optionally schema-qualified; default `kirimbayar_delivery_journal` (runs: `<table>_runs`). */
   table?: string;
   /** How long entries and reconcile runs are kept (default 7 days); {@link PostgresDeliveryJournal.deleteExpired}. */
@@ -101,8 +118,9 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
   readonly #sql: Record<"insert" | "insertRun" | "runs" | "counts" | "lastSuccess" | "sweep" | "sweepRuns", string>;
   readonly #table: string;
   readonly #prepared: boolean;
-  /** The insert's prepared-statement name: per table, short (PostgreSQL cuts names at 63 bytes). */
+  /** The insert's prepared-statement name: its text's (see `statementName`). */
   readonly #insertName: string;
+  readonly #report: StatementModeReport;
 
   constructor(options: PostgresDeliveryJournalOptions<Tx>) {
     const { pool, client, binding } = options ?? {};
@@ -126,7 +144,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     this.#retentionMs = retentionOf("PostgresDeliveryJournal", options.retentionMs);
     const table = options.table ?? DEFAULT_POSTGRES_JOURNAL_TABLE;
     this.#table = table;
-    this.#insertName = `kirimbayar_journal_insert_${fnv1a(table)}`;
+    this.#report = { component: "PostgresDeliveryJournal", logger: webhookLoggerOf(options.logger ?? console) };
     this.#schema = postgresJournalSchema(table);
     const t = quotedJournalTable(table);
     const runs = quotedJournalTable(runsTableOf(table));
@@ -154,6 +172,7 @@ SELECT count(*)::int AS n FROM gone`,
       sweepRuns: `WITH gone AS (DELETE FROM ${runs} WHERE id IN (SELECT id FROM ${runs} WHERE finished_at < $1::timestamptz LIMIT $2) RETURNING 1)
 SELECT count(*)::int AS n FROM gone`,
     };
+    this.#insertName = statementName("journal_insert", this.#sql.insert);
     const writer = {
       label: "PostgreSQL journal",
       // The whole batch is one JSON parameter, sent as the named statement when prepared statements are on.
@@ -266,12 +285,27 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
     if (this.#binding !== undefined) {
       return (await this.#binding.query(sql, values, tx)).rows as Record<string, unknown>[];
     }
-    const on = tx ?? (this.#connection as PgQueryable);
-    if (this.#prepared && name !== undefined) {
-      const named = on.query as unknown as (config: object) => PromiseLike<{ rows: Record<string, unknown>[] }>;
-      return (await named.call(on, { name, text: sql, values })).rows;
+    const scope = this.#connection as PgQueryable;
+    const on = tx ?? scope;
+    const send = (named: boolean) =>
+      named && name !== undefined
+        ? (on.query as unknown as (config: object) => PromiseLike<{ rows: Record<string, unknown>[] }>).call(on, {
+            name,
+            text: sql,
+            values,
+          })
+        : on.query(sql, values);
+    if (!this.#prepared || name === undefined) return (await send(false)).rows;
+    // Outside a transaction a refused insert is sent again unnamed. Inside the delivery's, the refusal aborted the
+    // transaction: the switch is recorded and the failure passed on (the receiver runs the delivery again).
+    if (tx === undefined) return (await sendNamedUnlessRefused(scope, send, this.#report)).rows;
+    const named = statementModeOf(scope).named;
+    try {
+      return (await send(named)).rows;
+    } catch (error) {
+      if (named && isPoolerStatementError(error)) recordStatementRefusal(scope, "named", error, this.#report);
+      throw error;
     }
-    return (await on.query(sql, values)).rows;
   }
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { inboxStage, KeyedBatcher } from "@kirimbayar/core";
+import { sendNamedUnlessRefused } from "@kirimbayar/core/postgres";
 import { type InboxMessage, webhookLoggerOf } from "@kirimbayar/core/webhooks";
 import type { ConsumeOptions, DeadLetter, InboxConsumer, InboxStats } from "../../types.js";
 import { uuidOfKey } from "../job-ids.js";
@@ -68,8 +69,10 @@ export async function createPgBossInbox<Tx = never>(options: PgBossInboxOptions<
     if ((await boss.getQueue(queue)) === null) await boss.createQueue(queue);
   }
   const sql = (text: string, values: unknown[]) => boss.getDb().executeSql(text, values);
-  // pg's Pool.query takes a query config in place of the text; named, it is prepared once per connection.
+  // pg's Pool.query takes a query config in place of the text; named, it is prepared once per connection. Named by
+  // the text's hash, so that a name never stands for another text (another schema, another version of the inbox).
   const statementNames = new Map<string, string>();
+  const statementModeReport = { component: "pg-boss inbox", logger };
   const preparedDb: PgBossDb = {
     executeSql(text, values) {
       let statement = statementNames.get(text);
@@ -77,7 +80,15 @@ export async function createPgBossInbox<Tx = never>(options: PgBossInboxOptions<
         statement = `kirimbayar_inbox_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`;
         statementNames.set(text, statement);
       }
-      return boss.getDb().executeSql({ name: statement, text } as unknown as string, values);
+      const name = statement;
+      const db = boss.getDb();
+      // Behind a transaction-mode pooler (PgBouncer, Supavisor) the first refused insert switches pg-boss's pool to
+      // unnamed statements and is sent again (nothing ran), as the idempotency store and journal do on theirs.
+      return sendNamedUnlessRefused(
+        db,
+        (named) => (named ? db.executeSql({ name, text } as unknown as string, values) : db.executeSql(text, values)),
+        statementModeReport,
+      );
     },
   };
   const prepared = options.preparedStatements === false ? {} : { db: preparedDb };

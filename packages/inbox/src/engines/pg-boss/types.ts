@@ -86,7 +86,10 @@ export interface PgBossInboxOptions<Tx = never> {
   /**
    * Send jobs as a named prepared statement, parsed and planned once per connection (default `true`). pg-boss sends
    * its long INSERT as text, which PostgreSQL parses and plans on every enqueue: most of an inbox-mode delivery's
-   * cost. Turn it off for a pg-boss whose `db` is not `pg`'s pool, or behind a transaction-mode pgbouncer.
+   * cost. Behind a connection pooler in transaction mode (PgBouncer, Supavisor), which keeps no prepared statement
+   * between transactions, nothing needs setting: the first insert the pooler refuses (nothing ran) switches pg-boss's
+   * pool to unnamed statements and is sent again, with one warning to `logger`. `false`: never named (for a pg-boss
+   * whose `db` is not `pg`'s pool and takes no query config).
    */
   preparedStatements?: boolean;
   /**
@@ -102,8 +105,9 @@ export interface PgBossInboxOptions<Tx = never> {
    */
   enqueueBatching?: BatchingOptions | false;
   /**
-   * Told when a worker's call to the database fails and is retried (at most one warning every 5 s per worker),
-   * default `console`: console-style or pino-style.
+   * Told when a worker's call to the database fails and is retried (at most one warning every 5 s per worker), and
+   * once when a transaction-mode pooler made the inbox switch to unnamed statements; default `console`: console-style
+   * or pino-style.
    */
   logger?: AnyLogger;
 }

@@ -6,6 +6,7 @@ import type { OrderStatus, OrderStatusPayload } from "../../fixtures/orders.js";
 import { DEFAULT_ROUTE } from "../../fixtures/shipping.js";
 import type { Shipment } from "../../fixtures/waybill.js";
 import { FakeProviderError } from "../errors.js";
+import type { IdSource } from "../ids.js";
 import type { WebhookDispatcher } from "../webhooks.js";
 
 /** Input of `provider.orders.create`: everything optional. */
@@ -48,12 +49,14 @@ export class OrderStore {
   webhookUrl: string | undefined;
   #orders = new Map<string, FakeOrder>();
   #ctx: FixtureContext;
+  #ids: IdSource;
   #clock: Clock;
   #dispatcher: WebhookDispatcher;
   #method: string;
 
-  constructor(ctx: FixtureContext, clock: Clock, dispatcher: WebhookDispatcher, method: "POST" | "PUT") {
+  constructor(ctx: FixtureContext, ids: IdSource, clock: Clock, dispatcher: WebhookDispatcher, method: "POST" | "PUT") {
     this.#ctx = ctx;
+    this.#ids = ids;
     this.#clock = clock;
     this.#dispatcher = dispatcher;
     this.#method = method;
@@ -73,10 +76,10 @@ export class OrderStore {
     const destination = resolveSubdistrict(input.destination ?? DEFAULT_ROUTE.destination);
     if (!origin || !destination)
       throw new FakeProviderError("invalid_input", "origin and destination must be subdistrict ids of the data set");
-    const orderNo = input.order_no ?? `KOM${random.digits(10)}`;
+    const orderNo = input.order_no ?? `KOM${this.#ids.orderDigits()}`;
     if (this.#orders.has(orderNo)) throw new FakeProviderError("invalid_input", `order ${orderNo} exists`);
     const now = this.#clock.now();
-    const cnote = input.cnote ?? `${courierCode.slice(0, 2).toUpperCase()}${random.digits(10)}`;
+    const cnote = input.cnote ?? `${courierCode.slice(0, 2).toUpperCase()}${this.#ids.waybillDigits()}`;
     const receiverPhone = input.receiverPhone ?? `0812${random.digits(8)}`;
     const order: FakeOrder = {
       orderNo,

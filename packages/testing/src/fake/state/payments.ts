@@ -1,5 +1,4 @@
 import type { Clock, TimerId } from "../../clock.js";
-import type { FixtureContext } from "../../fixtures/context.js";
 import {
   type PaymentCreateRequest,
   type PaymentRecord,
@@ -9,6 +8,7 @@ import {
 import { buildQrisString } from "../../qris-string.js";
 import { isoUtc } from "../../time.js";
 import { FakeProviderError } from "../errors.js";
+import type { IdSource } from "../ids.js";
 import type { WebhookDispatcher } from "../webhooks.js";
 
 /** A payment the fake holds, with what it needs to call back. */
@@ -32,14 +32,13 @@ const GATEWAY_QRIS_EXPIRY_SECONDS = 15 * 60;
 /** Payment-gateway transactions: PENDING until paid, cancelled or expired; callbacks on PAID and EXPIRED. */
 export class PaymentStore {
   #entries = new Map<string, Entry>();
-  #ctx: FixtureContext;
+  #ids: IdSource;
   #clock: Clock;
   #dispatcher: WebhookDispatcher;
   #defaultExpirySeconds: number;
-  #seq = 0;
 
-  constructor(ctx: FixtureContext, clock: Clock, dispatcher: WebhookDispatcher, defaultExpirySeconds: number) {
-    this.#ctx = ctx;
+  constructor(ids: IdSource, clock: Clock, dispatcher: WebhookDispatcher, defaultExpirySeconds: number) {
+    this.#ids = ids;
     this.#clock = clock;
     this.#dispatcher = dispatcher;
     this.#defaultExpirySeconds = defaultExpirySeconds;
@@ -48,15 +47,13 @@ export class PaymentStore {
   /** Forgets every payment (`provider.reset()`; the clock's timers are the provider's to clear). */
   clear(): void {
     this.#entries.clear();
-    this.#seq = 0;
   }
 
   /** Creates a PENDING payment from a validated request. */
   create(request: PaymentCreateRequest): PaymentRecord {
     const now = this.#clock.now();
-    this.#seq += 1;
     // Ids carry "/" on purpose: clients must URL-encode them in paths (FIELD-NOTES).
-    const paymentId = `KPAY-${String(1000 + this.#seq)}${this.#ctx.random.digits(2)}/KM/${new Date(now).getUTCFullYear()}`;
+    const paymentId = `KPAY-${this.#ids.paymentNumber()}/KM/${new Date(now).getUTCFullYear()}`;
     const isQris = request.payment_type === "qris";
     const expirySeconds = isQris
       ? GATEWAY_QRIS_EXPIRY_SECONDS
@@ -68,7 +65,7 @@ export class PaymentStore {
       bank_code: isQris ? "" : (request.channel_code ?? ""),
       amount: request.amount,
       status: "PENDING",
-      va_number: isQris ? "" : `8808${this.#ctx.random.digits(12)}`,
+      va_number: isQris ? "" : `8808${this.#ids.vaDigits()}`,
       payment_url: `https://pay.kirimbayar.test/${encodeURIComponent(paymentId)}`,
       qr_string: isQris
         ? buildQrisString({

@@ -15,6 +15,7 @@ import {
 import { buildQrisString } from "../../qris-string.js";
 import { isoUtc, wibDateTime } from "../../time.js";
 import { FakeProviderError } from "../errors.js";
+import type { IdSource } from "../ids.js";
 import { qrisImageDataUrl } from "../qris-image.js";
 import type { WebhookDispatcher } from "../webhooks.js";
 
@@ -56,12 +57,21 @@ export class QrisStore {
   #configs = new Map<number, FakeQrisConfig>();
   #codes = new Map<string, Entry>();
   #ctx: FixtureContext;
+  #ids: IdSource;
   #clock: Clock;
   #dispatcher: WebhookDispatcher;
   #expiryMs: number;
 
-  constructor(ctx: FixtureContext, clock: Clock, dispatcher: WebhookDispatcher, expiryMs: number, webhookUrl?: string) {
+  constructor(
+    ctx: FixtureContext,
+    ids: IdSource,
+    clock: Clock,
+    dispatcher: WebhookDispatcher,
+    expiryMs: number,
+    webhookUrl?: string,
+  ) {
     this.#ctx = ctx;
+    this.#ids = ids;
     this.#clock = clock;
     this.#dispatcher = dispatcher;
     this.#expiryMs = expiryMs;
@@ -108,7 +118,7 @@ export class QrisStore {
   /** Generates an unpaid code from a validated request; `output_type: "image"` adds a scannable PNG of the string. */
   async generate(request: QrisGenerateRequest, config: FakeQrisConfig): Promise<QrisGenerated> {
     const now = this.#clock.now();
-    const historyId = this.#ctx.random.uuid();
+    const historyId = this.#ids.historyId();
     const finalAmount =
       request.unique_amount === false ? request.amount : request.amount + this.#uniqueCode(request.amount);
     const qrisString = buildQrisString({
@@ -117,7 +127,7 @@ export class QrisStore {
       merchantCity: "JAKARTA PUSAT",
       postalCode: "10110",
       nmid: config.nmid,
-      reference: historyId.slice(0, 8),
+      reference: this.#ids.qrReference(historyId),
     });
     const entry: Entry = {
       historyId,
@@ -270,7 +280,10 @@ export class QrisStore {
     const entry = this.#codes.get(String(event.data.qris_history_id));
     const body =
       this.webhookShape === "flat"
-        ? toFlatQrisWebhook(event, entry === undefined ? {} : { expiresAt: entry.expiresAt })
+        ? toFlatQrisWebhook(event, {
+            transactionId: this.#ids.transactionId(event.data.qris_history_id),
+            ...(entry === undefined ? {} : { expiresAt: entry.expiresAt }),
+          })
         : event;
     await this.#dispatcher.dispatch({ source: "qris", event: event.event, url: this.webhookUrl, body });
   }
