@@ -77,6 +77,24 @@ describe.each(["express", "fastify"] as const)("KirimbayarModule console on %s",
     expect(webConsole.seen).toEqual([standInFormPost(`${origin}${basePath}/dead-letters/replay`)]);
   });
 
+  it("hands on a body no Nest parser takes (read from the stream on Express), and bounds it", async () => {
+    const webConsole = createStandInConsole();
+    const origin = await boot(webConsole, platform, false);
+    const post = (body: string) =>
+      fetch(`${origin}${basePath}/notes`, {
+        method: "POST",
+        headers: { ...staff, "content-type": "text/plain" },
+        body,
+        redirect: "manual",
+      });
+    expect((await post("hello, console")).status).toBe(303);
+    expect(webConsole.seen.map(({ contentType, body }) => ({ contentType, body }))).toEqual([
+      { contentType: "text/plain", body: "hello, console" },
+    ]);
+    expect((await post("x".repeat(20_000))).status).toBe(413);
+    expect(webConsole.seen).toHaveLength(1);
+  });
+
   it("runs the app's guard before the console, then the console's own authorize; bounds the body", async () => {
     const webConsole = createStandInConsole();
     const origin = await boot(webConsole, platform, true);
