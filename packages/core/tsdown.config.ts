@@ -21,6 +21,7 @@ export default defineConfig(
       sequelize: "src/sequelize.ts",
       telemetry: "src/telemetry.ts",
       journal: "src/journal.ts",
+      shutdown: "src/shutdown.ts",
       "crypto-node": "src/crypto/node.ts",
       "crypto-web": "src/crypto/web.ts",
     },

@@ -1,34 +1,21 @@
 // Starts a throw-away redis-server on a free loopback port for the Redis-backed tests and benchmarks: no persistence,
 // bounded waits, killed on stop() and when the process exits. Finds the binary even on a machine without Redis
 // installed (see resolveRedisServerBinary), so the test command needs only Node and npm.
-import { spawn } from "node:child_process";
-import { constants } from "node:fs";
+import { constants, mkdtempSync, rmSync } from "node:fs";
 import { access } from "node:fs/promises";
-import { createServer, Socket } from "node:net";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, killNow, PortTakenError, spawnRedis, terminate } from "./lib/processes.js";
 
 const ENV_BINARY = "KIRIMBAYAR_REDIS_SERVER";
 const DEFAULT_START_TIMEOUT_MS = 10_000;
-const STOP_GRACE_MS = 3_000;
 // Outside any cwd-dependent lookup, so the main vitest process and its workers share one cached build.
 const DEFAULT_DOWNLOAD_DIR = fileURLToPath(new URL("./node_modules/.cache/redis-binaries", import.meta.url));
 
 const HOW_TO_GET_REDIS =
   "Install Redis (`apt-get install redis-server` on Debian/Ubuntu, `brew install redis` on macOS) " +
   `or set ${ENV_BINARY}=/path/to/redis-server.`;
-
-/** Every redis-server started here and still running: killed if the process exits without stopping them. */
-const running = new Set();
-let exitHookInstalled = false;
-
-function killAllOnExit() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const child of running) child.kill("SIGKILL");
-  });
-}
 
 async function isExecutable(path) {
   try {
@@ -88,85 +75,28 @@ export async function resolveRedisServerBinary() {
   }
 }
 
-/** A free TCP port on 127.0.0.1, found by binding a socket to port 0 (redis-server does not accept `--port 0`). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
-      );
+/** Working dirs of the servers started here, removed when the process exits. */
+const workDirs = new Set();
+let workDirHookInstalled = false;
+
+// A server's own working dir, so that nothing it writes (a replica saves the master's snapshot as dump.rdb before
+// loading it) lands in the test's current directory. `--dir` in `args` still wins: it comes later.
+function workDir() {
+  const dir = mkdtempSync(join(tmpdir(), "kirimbayar-redis-"));
+  workDirs.add(dir);
+  if (!workDirHookInstalled) {
+    workDirHookInstalled = true;
+    process.once("exit", () => {
+      for (const created of workDirs) rmSync(created, { recursive: true, force: true });
     });
-  });
+  }
+  return dir;
 }
-
-/** Whether a Redis answers PING on the port within 200 ms. */
-function ping(port) {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(200, () => done(false));
-    socket.once("error", () => done(false));
-    socket.once("data", (data) => done(data.toString().startsWith("+PONG")));
-    socket.connect(port, "127.0.0.1", () => socket.write("PING\r\n"));
-  });
-}
-
-function terminate(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
-}
-
-class PortTakenError extends Error {}
 
 /** Spawns redis-server on the port and resolves once it answers PING; kills it and throws past the deadline. */
-async function launch(binary, port, extraArgs, startTimeoutMs) {
+function launch(binary, port, extraArgs, startTimeoutMs, dir) {
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
-  const child = spawn(binary, [...args, "--loglevel", "warning", ...extraArgs], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  running.add(child);
-  killAllOnExit();
-  child.once("exit", () => running.delete(child));
-  let output = "";
-  let spawnError;
-  const collect = (chunk) => {
-    output = (output + String(chunk)).slice(-4_000);
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  child.once("error", (error) => {
-    spawnError = error;
-  });
-
-  const deadline = Date.now() + startTimeoutMs;
-  while (Date.now() < deadline) {
-    if (spawnError !== undefined) {
-      running.delete(child);
-      throw new Error(`Cannot start ${binary}: ${spawnError.message}`, { cause: spawnError });
-    }
-    if (child.exitCode !== null || child.signalCode !== null) {
-      const message = `${binary} exited (${child.exitCode ?? child.signalCode}) before answering: ${output.trim()}`;
-      throw /already in use/i.test(output) ? new PortTakenError(message) : new Error(message);
-    }
-    if (await ping(port)) return child;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  await terminate(child);
-  throw new Error(`${binary} did not answer PING on 127.0.0.1:${port} within ${startTimeoutMs} ms: ${output.trim()}`);
+  return spawnRedis(binary, [...args, "--loglevel", "warning", "--dir", dir, ...extraArgs], port, startTimeoutMs);
 }
 
 /**
@@ -181,7 +111,27 @@ async function launch(binary, port, extraArgs, startTimeoutMs) {
 export async function startRedisServer(options = {}) {
   const binary = options.binary ?? (await resolveRedisServerBinary()).path;
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const extraArgs = options.args ?? [];
+  // With TLS, clients use the TLS port; the plain port (loopback) only tells the harness that the server is up.
+  const tlsPort = options.tls === undefined ? undefined : await freePort();
+  const tlsArgs =
+    options.tls === undefined
+      ? []
+      : [
+          "--tls-port",
+          String(tlsPort),
+          "--tls-cert-file",
+          options.tls.cert,
+          "--tls-key-file",
+          options.tls.key,
+          "--tls-ca-cert-file",
+          options.tls.ca,
+          "--tls-auth-clients",
+          "no",
+          "--tls-replication",
+          "yes",
+        ];
+  const extraArgs = [...tlsArgs, ...(options.args ?? [])];
+  const dir = workDir();
 
   // Another process may grab the probed port before redis-server binds it: try a few other ports then.
   let port;
@@ -189,7 +139,7 @@ export async function startRedisServer(options = {}) {
   for (let attempt = 1; child === undefined; attempt++) {
     port = await freePort();
     try {
-      child = await launch(binary, port, extraArgs, startTimeoutMs);
+      child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
     }
@@ -198,6 +148,7 @@ export async function startRedisServer(options = {}) {
   return {
     port,
     url: `redis://127.0.0.1:${port}`,
+    ...(tlsPort === undefined ? {} : { tlsPort, tlsUrl: `rediss://127.0.0.1:${tlsPort}` }),
     async stop() {
       if (child !== undefined) await terminate(child);
       child = undefined;
@@ -205,17 +156,15 @@ export async function startRedisServer(options = {}) {
     async restart() {
       if (child !== undefined) await terminate(child);
       child = undefined;
-      child = await launch(binary, port, extraArgs, startTimeoutMs);
+      child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     },
     async crash() {
       if (child === undefined) return;
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGKILL");
-      await exited;
+      await killNow(child);
       child = undefined;
     },
     async start() {
-      if (child === undefined) child = await launch(binary, port, extraArgs, startTimeoutMs);
+      if (child === undefined) child = await launch(binary, port, extraArgs, startTimeoutMs, dir);
     },
     freeze() {
       child?.kill("SIGSTOP");
@@ -225,3 +174,9 @@ export async function startRedisServer(options = {}) {
     },
   };
 }
+
+export { startRedisCluster } from "./lib/cluster.js";
+export { startLinkProxy } from "./lib/link-proxy.js";
+export { parseInfo, RedisReplyError, redisCommand } from "./lib/resp.js";
+export { startSentinelGroup } from "./lib/sentinel.js";
+export { createTestCertificates } from "./lib/tls.js";

@@ -1,4 +1,12 @@
-import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import {
+  HEALTH_PATHS,
+  liveness,
+  readiness,
+  ShopError,
+  type ShopRuntime,
+  shopErrorStatus,
+  toShopError,
+} from "@kirimbayar/example-shop-domain";
 import { consoleRouter, createWebhookRouter } from "@kirimbayar/express";
 import express, { type ErrorRequestHandler, type Express } from "express";
 
@@ -32,6 +40,14 @@ export function createApp(runtime: ShopRuntime): Express {
   const app = express();
   app.disable("x-powered-by");
 
+  // Probes: readiness turns 503 once the graceful shutdown begins, so the load balancer routes elsewhere.
+  app.get(HEALTH_PATHS.live, (_req, res) => {
+    res.json(liveness().body);
+  });
+  app.get(HEALTH_PATHS.ready, (_req, res) => {
+    const { status, body } = readiness(runtime.shutdown);
+    res.status(status).json(body);
+  });
   app.use("/webhooks", createWebhookRouter(runtime.receivers));
   // The webhook console (behind its password): every delivery's story, dead letters, replay and reconcile.
   app.use(runtime.console.basePath, consoleRouter(runtime.console));

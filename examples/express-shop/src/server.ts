@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { nodeServerSteps } from "@kirimbayar/core/shutdown";
 import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
 import { createApp } from "./app.js";
 
@@ -28,6 +29,8 @@ export function startShop(config: ShopConfig, options: StartShopOptions = {}): P
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       },
+      // Stop listening and let each keep-alive connection go once its response is sent (the graceful shutdown).
+      shutdownSteps: nodeServerSteps(server),
     };
   });
 }

@@ -1,4 +1,13 @@
-import { type Shop, ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import {
+  HEALTH_PATHS,
+  liveness,
+  readiness,
+  type Shop,
+  ShopError,
+  type ShopRuntime,
+  shopErrorStatus,
+  toShopError,
+} from "@kirimbayar/example-shop-domain";
 import { consolePlugin, createWebhookPlugin, kirimbayarClients } from "@kirimbayar/fastify";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
 
@@ -92,6 +101,12 @@ export function createApp(runtime: ShopRuntime): FastifyInstance {
       ...(orderWebhook === undefined ? {} : { orderWebhook }),
     }),
   );
+  // Probes: readiness turns 503 once the graceful shutdown begins, so the load balancer routes elsewhere.
+  app.get(HEALTH_PATHS.live, async () => liveness().body);
+  app.get(HEALTH_PATHS.ready, async (_request, reply) => {
+    const { status, body } = readiness(runtime.shutdown);
+    return reply.code(status).send(body);
+  });
   // POST /webhooks/qris?token=…   POST /webhooks/payment   POST|PUT /webhooks/orders?token=…
   app.register(createWebhookPlugin(runtime.receivers), { prefix: "/webhooks" });
   // The webhook console (behind its password) at /kirimbayar/console: every delivery's story, dead letters, replay.

@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
+import { fastifyShutdownSteps } from "@kirimbayar/fastify";
 import { createApp } from "./app.js";
 import { openPrismaDatabase } from "./database/shop-database.js";
 
@@ -23,6 +24,8 @@ export function startShop(config: ShopConfig, options: StartShopOptions = {}): P
       port: (app.server.address() as AddressInfo).port,
       // Stops listening, closes idle keep-alive connections and waits for the requests in flight.
       close: () => app.close(),
+      // The same, with each keep-alive connection let go once idle and the rest cut after the grace period.
+      shutdownSteps: fastifyShutdownSteps(app),
     };
   });
 }

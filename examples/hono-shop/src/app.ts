@@ -1,4 +1,12 @@
-import { ShopError, type ShopRuntime, shopErrorStatus, toShopError } from "@kirimbayar/example-shop-domain";
+import {
+  HEALTH_PATHS,
+  liveness,
+  readiness,
+  ShopError,
+  type ShopRuntime,
+  shopErrorStatus,
+  toShopError,
+} from "@kirimbayar/example-shop-domain";
 import { consoleApp, createWebhookApp } from "@kirimbayar/hono";
 import { type Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -24,6 +32,12 @@ export function createApp(runtime: ShopRuntime): Hono {
   const { shop } = runtime;
   const app = new Hono();
 
+  // Probes: readiness turns 503 once the graceful shutdown begins, so the load balancer routes elsewhere.
+  app.get(HEALTH_PATHS.live, (c) => c.json(liveness().body));
+  app.get(HEALTH_PATHS.ready, (c) => {
+    const { status, body } = readiness(runtime.shutdown);
+    return c.json(body, status);
+  });
   app.route("/webhooks", createWebhookApp(runtime.receivers));
   // The webhook console (behind its password): every delivery's story, dead letters, replay and reconcile.
   app.route(runtime.console.basePath, consoleApp(runtime.console));

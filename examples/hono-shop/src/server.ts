@@ -1,5 +1,7 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
+import { nodeServerSteps } from "@kirimbayar/core/shutdown";
 import { type RunningShop, type ShopConfig, type StartShopOptions, serveShop } from "@kirimbayar/example-shop-domain";
 import { createApp } from "./app.js";
 
@@ -26,6 +28,9 @@ export function startShop(config: ShopConfig, options: StartShopOptions = {}): P
         if ("closeAllConnections" in server) server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       },
+      // Stop listening and let each keep-alive connection go once its response is sent (the graceful shutdown).
+      // `serve()` made a plain HTTP/1.1 server (no `createServer` option).
+      shutdownSteps: nodeServerSteps(server as Server),
     };
   });
 }

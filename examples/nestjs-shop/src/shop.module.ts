@@ -1,4 +1,5 @@
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
+import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import {
   CONSOLE_PATH,
   createShopConsole,
@@ -13,6 +14,7 @@ import {
 import {
   KirimbayarModule,
   type KirimbayarModuleOptions,
+  KirimbayarShutdownModule,
   PaymentGatewayClient,
   QrisClient,
   ShippingClient,
@@ -20,10 +22,11 @@ import {
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from "@nestjs/common";
 import { DataSource } from "typeorm";
 import { openShopDatabase, type ShopDatabase } from "./database/shop-database.js";
+import { HealthController } from "./health.controller.js";
 import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
-import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import { ORDER_REPOSITORY, SHOP, SHOP_CONFIG, SHOP_DATABASE, SHOP_DRILL, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
 import { WebhookEvents } from "./webhook-events.js";
 
 /** Options of {@link ShopModule.forRoot} besides the configuration. */
@@ -31,6 +34,8 @@ export interface ShopModuleOptions {
   /** `fetch` for the API clients (tests and the demo pass the fake provider's). */
   fetch?: typeof fetch;
   now?: () => Date;
+  /** The graceful shutdown the store is tracked by; default: one from `config.shutdown`. */
+  shutdown?: GracefulShutdown;
 }
 
 /** Closes the database (and the embedded PostgreSQL, if any) when the app shuts down. */
@@ -68,7 +73,12 @@ class ShopInfrastructureModule {
  * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled,
  * and the webhook console at `/kirimbayar/console`.
  */
-function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions, journal: DeliveryJournal): DynamicModule {
+function kirimbayarModule(
+  config: ShopConfig,
+  options: ShopModuleOptions,
+  journal: DeliveryJournal,
+  shutdown: GracefulShutdown,
+): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
     // Where the console is served, fixed when the module is defined; the console itself comes from the factory.
@@ -88,8 +98,16 @@ function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions, journa
         callbackApiKey: config.payment.callbackApiKey,
       });
       // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
-      // as ctx.transaction, and the order update commits together with the event's record.
-      const idempotencyOption = { idempotency: { store: database.store, transactional: true }, journal };
+      // as ctx.transaction, and the order update commits together with the event's record. Tracked by the graceful
+      // shutdown, which ends the transactions still open when the app stops (KirimbayarShutdownModule).
+      // The journal is this process's memory (built with the module, before TypeORM's DataSource): it cannot write in
+      // the deliveries' transactions, so its entries go in after each answer, which the receivers are told.
+      const store = shutdown.track(database.store);
+      const idempotencyOption = {
+        idempotency: { store, transactional: true },
+        journal,
+        journalOutsideTransaction: true,
+      };
       return {
         clients: {
           shipping: { apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption },
@@ -130,10 +148,18 @@ export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());
     const journal = new MemoryDeliveryJournal();
+    const shutdown =
+      options.shutdown ??
+      createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
     return {
       module: ShopModule,
-      imports: [ShopInfrastructureModule.forRoot(config), kirimbayarModule(config, options, journal)],
-      controllers: [ShippingController, OrdersController],
+      imports: [
+        ShopInfrastructureModule.forRoot(config),
+        // On SIGTERM (app.enableShutdownHooks): /readyz 503, drain, release what still runs, then Nest closes the rest.
+        KirimbayarShutdownModule.forRoot(shutdown),
+        kirimbayarModule(config, options, journal, shutdown),
+      ],
+      controllers: [HealthController, ShippingController, OrdersController],
       providers: [
         {
           provide: SHOP,
@@ -161,6 +187,8 @@ export class ShopModule {
           inject: [ORDER_REPOSITORY],
           useFactory: (orders: OrderRepository) => new ShopWebhookHandlers(orders, now),
         },
+        // Deploy drills: the wait before each handler (SHOP_WEBHOOK_DELAY_MS), ended by the shutdown's grace period.
+        { provide: SHOP_DRILL, useValue: { delayMs: config.webhookDelayMs, signal: shutdown.signal } },
         WebhookEvents,
       ],
       exports: [SHOP, SHOP_WEBHOOK_HANDLERS],

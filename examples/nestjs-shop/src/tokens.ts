@@ -8,3 +8,5 @@ export const ORDER_REPOSITORY = Symbol("shop:orders");
 export const SHOP = Symbol("shop:shop");
 /** Injection token of the {@link ShopWebhookHandlers}. */
 export const SHOP_WEBHOOK_HANDLERS = Symbol("shop:webhook-handlers");
+/** Injection token of the deploy-drill settings of the webhook handlers (`ShopReceiversDrill`). */
+export const SHOP_DRILL = Symbol("shop:drill");

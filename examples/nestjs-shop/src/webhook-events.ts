@@ -5,12 +5,12 @@ import type {
   QrisPaymentSuccessEvent,
   WebhookContext,
 } from "@kirimbayar/core/webhooks";
-import type { ShopWebhookHandlers } from "@kirimbayar/example-shop-domain";
+import { drillDelay, type ShopReceiversDrill, type ShopWebhookHandlers } from "@kirimbayar/example-shop-domain";
 import { OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "@kirimbayar/nestjs";
 import { Inject, Injectable } from "@nestjs/common";
 import type { EntityManager } from "typeorm";
 import type { TypeOrmOrderRepository } from "./database/typeorm-order-repository.js";
-import { ORDER_REPOSITORY, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
+import { ORDER_REPOSITORY, SHOP_DRILL, SHOP_WEBHOOK_HANDLERS } from "./tokens.js";
 
 /** The context of a transactional webhook: `ctx.transaction` is TypeORM's EntityManager of the delivery. */
 type ShopWebhookContext = WebhookContext<EntityManager>;
@@ -25,30 +25,32 @@ export class WebhookEvents {
   constructor(
     @Inject(SHOP_WEBHOOK_HANDLERS) private readonly handlers: ShopWebhookHandlers,
     @Inject(ORDER_REPOSITORY) private readonly orders: TypeOrmOrderRepository,
+    @Inject(SHOP_DRILL) private readonly drill: ShopReceiversDrill,
   ) {}
 
-  /** The handlers writing through the delivery's transaction. */
-  private within(ctx: ShopWebhookContext): ShopWebhookHandlers {
+  /** The handlers writing through the delivery's transaction (after the deploy drill's wait, if any). */
+  private async within(ctx: ShopWebhookContext): Promise<ShopWebhookHandlers> {
+    await drillDelay(this.drill, ctx.signal);
     return this.handlers.within(this.orders.within(ctx.transaction));
   }
 
   @OnQrisEvent("payment.success")
-  qrisPaid(event: QrisPaymentSuccessEvent, ctx: ShopWebhookContext): Promise<void> {
-    return this.within(ctx).qrisPaid(event, ctx.origin);
+  async qrisPaid(event: QrisPaymentSuccessEvent, ctx: ShopWebhookContext): Promise<void> {
+    return (await this.within(ctx)).qrisPaid(event, ctx.origin);
   }
 
   @OnQrisEvent("payment.expired")
-  qrisExpired(event: QrisPaymentExpiredEvent, ctx: ShopWebhookContext): Promise<void> {
-    return this.within(ctx).qrisExpired(event, ctx.origin);
+  async qrisExpired(event: QrisPaymentExpiredEvent, ctx: ShopWebhookContext): Promise<void> {
+    return (await this.within(ctx)).qrisExpired(event, ctx.origin);
   }
 
   @OnPaymentCallback()
-  paymentCallback(callback: PaymentCallback, ctx: ShopWebhookContext): Promise<void> {
-    return this.within(ctx).paymentCallback(callback, ctx.origin);
+  async paymentCallback(callback: PaymentCallback, ctx: ShopWebhookContext): Promise<void> {
+    return (await this.within(ctx)).paymentCallback(callback, ctx.origin);
   }
 
   @OnOrderStatus()
-  orderStatus(change: OrderStatusWebhook, ctx: ShopWebhookContext): Promise<void> {
-    return this.within(ctx).orderStatus(change);
+  async orderStatus(change: OrderStatusWebhook, ctx: ShopWebhookContext): Promise<void> {
+    return (await this.within(ctx)).orderStatus(change);
   }
 }

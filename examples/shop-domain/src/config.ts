@@ -72,8 +72,32 @@ export const shopEnvSchema = z.object({
    * at start and printed.
    */
   KIRIMBAYAR_CONSOLE_PASSWORD: secret("KIRIMBAYAR_CONSOLE_PASSWORD", 12).optional(),
-  /** Redis for the webhook idempotency store; without it, an in-memory store (one process only). */
+  /**
+   * Redis for the webhook idempotency store; without it, an in-memory store (one process only). With
+   * SHOP_DATABASE=postgres the orders stay in PostgreSQL and the records go to Redis (handlers not transactional).
+   */
   REDIS_URL: z.url({ protocol: /^rediss?$/, error: "REDIS_URL must be a redis:// or rediss:// URL" }).optional(),
+  /**
+   * On SIGTERM, how long (ms) the webhook deliveries in flight may run on once the shop stops taking new ones; those
+   * still running then have their claims released, so another instance applies the provider's retry at once.
+   */
+  SHOP_SHUTDOWN_GRACE_MS: integerFrom("SHOP_SHUTDOWN_GRACE_MS").min(0).max(600_000).default(10_000),
+  /**
+   * On SIGTERM, how long (ms) the shop keeps serving after `/readyz` turned 503, before it stops taking requests:
+   * the load balancer's health-check interval times its fall count. 0 behind a balancer that checks no readiness.
+   */
+  SHOP_SHUTDOWN_UNREADY_DELAY_MS: integerFrom("SHOP_SHUTDOWN_UNREADY_DELAY_MS").min(0).max(600_000).default(0),
+  /**
+   * `pg-boss`: the webhook routes answer 200 once each verified event is queued in the shop's PostgreSQL (the durable
+   * inbox of `@kirimbayar/inbox`), and a worker in the same process applies them; needs SHOP_DATABASE=postgres on a
+   * server (DATABASE_URL). Unset: the handlers run in the request.
+   */
+  SHOP_INBOX: z.enum(["pg-boss"], { error: "SHOP_INBOX must be pg-boss" }).optional(),
+  /**
+   * Deploy drills only: each webhook handler first waits a random time up to this many ms (it stops at the shutdown's
+   * grace period), so that a rolling-deploy drill has deliveries in flight when an instance is stopped. Default 0.
+   */
+  SHOP_WEBHOOK_DELAY_MS: integerFrom("SHOP_WEBHOOK_DELAY_MS").min(0).max(600_000).default(0),
 });
 
 /** The shop's configuration, parsed from the environment. */
@@ -95,6 +119,12 @@ export interface ShopConfig {
   reconcileEveryMs: number;
   /** The webhook console's password; `generated` when it was made at start (print it, it is nowhere else). */
   console: { password: string; generated: boolean };
+  /** The graceful shutdown on SIGTERM: the grace period of the deliveries in flight, and the not-ready delay (ms). */
+  shutdown: { graceMs: number; unreadyDelayMs: number };
+  /** Deploy drills only: the longest random wait (ms) before each webhook handler; 0 for none. */
+  webhookDelayMs: number;
+  /** `"pg-boss"`: webhooks queued in the durable inbox and applied by a worker in the process. */
+  inbox: "pg-boss" | undefined;
 }
 
 /**
@@ -149,6 +179,14 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
       },
     ]);
   }
+  if (e.SHOP_INBOX !== undefined && !/^postgres(ql)?:/.test(e.DATABASE_URL ?? "")) {
+    throw new ShopConfigError([
+      {
+        variable: "SHOP_INBOX",
+        message: "the pg-boss inbox lives in a PostgreSQL server: set DATABASE_URL to a postgres:// URL",
+      },
+    ]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -182,5 +220,8 @@ export function loadShopConfig(env: Record<string, string | undefined>): ShopCon
       e.KIRIMBAYAR_CONSOLE_PASSWORD === undefined
         ? { password: randomBytes(12).toString("base64url"), generated: true }
         : { password: e.KIRIMBAYAR_CONSOLE_PASSWORD, generated: false },
+    shutdown: { graceMs: e.SHOP_SHUTDOWN_GRACE_MS, unreadyDelayMs: e.SHOP_SHUTDOWN_UNREADY_DELAY_MS },
+    webhookDelayMs: e.SHOP_WEBHOOK_DELAY_MS,
+    inbox: e.SHOP_INBOX,
   };
 }

@@ -5,6 +5,7 @@ export { openShopDatabase, type ShopDatabase } from "./database.js";
 export { type EmbeddedPostgres, startEmbeddedPostgres } from "./embedded-postgres.js";
 export { ShopError, type ShopErrorCode, shopErrorStatus, toShopError } from "./errors.js";
 export { logEvent, rupiah } from "./event-log.js";
+export { HEALTH_PATHS, liveness, type ProbeAnswer, readiness } from "./health.js";
 export { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
 export type {
   ChosenShipping,
@@ -22,7 +23,9 @@ export { PostgresOrderRepository, type RunInTransaction, SHOP_ORDERS_SCHEMA } fr
 export { checkedQrisString, qrImageDataUrl, qrTerminalText } from "./qr.js";
 export {
   createShopReceivers,
+  drillDelay,
   type ShopReceivers,
+  type ShopReceiversDrill,
   type ShopWebhookSecrets,
   shopVerifiers,
   webhookUrls,
@@ -45,6 +48,7 @@ export { type CreatedOrder, type DestinationView, Shop, type ShopClients, type S
 export {
   consoleGreeting,
   type ListeningServer,
+  onShutdownSignal,
   type RunningShop,
   runShopFromEnv,
   type StartShopOptions,

@@ -1,4 +1,5 @@
 import type { DeliveryJournal } from "@kirimbayar/core/journal";
+import type { WebhookInbox } from "@kirimbayar/core/webhooks";
 import {
   callbackKeyVerifier,
   createWebhookReceiver,
@@ -40,6 +41,39 @@ export function shopVerifiers(secrets: ShopWebhookSecrets) {
   };
 }
 
+/** Options of {@link createShopReceivers} for deploy drills. */
+export interface ShopReceiversDrill {
+  /** The longest random wait (ms) before each handler (`SHOP_WEBHOOK_DELAY_MS`); 0 for none. */
+  delayMs: number;
+  /** Ends the wait early, failing the handler: the shutdown's `signal`, aborted when its grace period is over. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Deploy drills: waits a random time up to `drill.delayMs`, as a slow handler would (a call to another service),
+ * honouring the delivery's `ctx.signal` and the shutdown's signal as a handler should: it fails instead of going on
+ * once its claim is about to be released.
+ *
+ * @example
+ * await drillDelay({ delayMs: 500, signal: shutdown.signal }, ctx.signal);
+ */
+export async function drillDelay(drill: ShopReceiversDrill | undefined, signal: AbortSignal): Promise<void> {
+  if (drill === undefined || drill.delayMs === 0) return;
+  const watched = drill.signal === undefined ? signal : AbortSignal.any([signal, drill.signal]);
+  watched.throwIfAborted();
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, Math.random() * drill.delayMs);
+    watched.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(watched.reason);
+      },
+      { once: true },
+    );
+  });
+}
+
 /**
  * Builds the three receivers with the shop's verification, one idempotency store and (for the console) the delivery
  * journal, and connects them to the shop's handlers. The Express and Hono shops mount these; the NestJS shop declares the same with decorators.
@@ -54,23 +88,28 @@ export function createShopReceivers(
   store: IdempotencyStore,
   transactional?: { ordersWithin(transaction: unknown): OrderRepository },
   journal?: DeliveryJournal,
+  drill?: ShopReceiversDrill,
+  inbox?: WebhookInbox,
 ): ShopReceivers {
   const verify = shopVerifiers(secrets);
   const idempotency = { store, transactional: transactional !== undefined };
-  // Every delivery's outcome, for the webhook console.
-  const journalOption = journal === undefined ? {} : { journal };
+  // Every delivery's outcome, for the webhook console; with an inbox, each verified event is queued and answered 200,
+  // and the shop's inbox worker runs the handlers below.
+  const journalOption = { ...(journal === undefined ? {} : { journal }), ...(inbox === undefined ? {} : { inbox }) };
   // With transactional handlers, each webhook updates its order on the connection holding its transaction.
-  const using = (ctx: WebhookContext) =>
-    transactional === undefined ? handlers : handlers.within(transactional.ordersWithin(ctx.transaction));
+  const using = async (ctx: WebhookContext) => {
+    await drillDelay(drill, ctx.signal);
+    return transactional === undefined ? handlers : handlers.within(transactional.ordersWithin(ctx.transaction));
+  };
   const qris = createWebhookReceiver({ source: "qris", verify: verify.qris, idempotency, ...journalOption });
-  qris.on("payment.success", (event, ctx) => using(ctx).qrisPaid(event, ctx.origin));
-  qris.on("payment.expired", (event, ctx) => using(ctx).qrisExpired(event, ctx.origin));
+  qris.on("payment.success", async (event, ctx) => (await using(ctx)).qrisPaid(event, ctx.origin));
+  qris.on("payment.expired", async (event, ctx) => (await using(ctx)).qrisExpired(event, ctx.origin));
 
   const payment = createWebhookReceiver({ source: "payment", verify: verify.payment, idempotency, ...journalOption });
-  payment.on("payment.callback", (callback, ctx) => using(ctx).paymentCallback(callback, ctx.origin));
+  payment.on("payment.callback", async (callback, ctx) => (await using(ctx)).paymentCallback(callback, ctx.origin));
 
   const orders = createWebhookReceiver({ source: "orders", verify: verify.orders, idempotency, ...journalOption });
-  orders.on("order.status", (change, ctx) => using(ctx).orderStatus(change));
+  orders.on("order.status", async (change, ctx) => (await using(ctx)).orderStatus(change));
   return { qris, payment, orders };
 }
 

@@ -9,11 +9,14 @@ import {
   ShippingClient,
 } from "@kirimbayar/core";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
+import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import type { IdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { InboxWorker } from "@kirimbayar/inbox";
 import type { ShopConfig } from "./config.js";
 import { createShopConsole } from "./console.js";
 import { openShopDatabase, type ShopDatabase } from "./database.js";
 import { createIdempotencyStore, type ShopIdempotency } from "./idempotency.js";
+import { openShopInbox, type ShopInbox } from "./inbox.js";
 import { InMemoryOrderRepository, type OrderRepository } from "./order-repository.js";
 import { createShopReceivers, type ShopReceivers, webhookUrls } from "./receivers.js";
 import { pendingPaymentReferences } from "./reconciliation.js";
@@ -33,6 +36,8 @@ export interface ShopRuntimeOptions {
    */
   // biome-ignore lint/suspicious/noExplicitAny: each shop's database has its own transaction type.
   database?: ((config: ShopConfig) => Promise<ShopDatabase<any>>) | undefined;
+  /** The graceful shutdown the store is tracked by; default: one from `config.shutdown`. */
+  shutdown?: GracefulShutdown;
 }
 
 /** Everything a framework needs to serve the shop: the shop, its webhook handlers and receivers, and the clients. */
@@ -43,10 +48,17 @@ export interface ShopRuntime {
   receivers: ShopReceivers;
   orders: OrderRepository;
   clients: ShopClients & { orderWebhook: OrderWebhookClient | undefined };
+  /** The webhooks' idempotency store, tracked by {@link ShopRuntime.shutdown}. */
   store: IdempotencyStore;
   /**
-   * `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database, transactional
-   * handlers), else `"redis"` when `REDIS_URL` is set, `"memory"` otherwise.
+   * The graceful shutdown on SIGTERM (see `runShopFromEnv`): `ready` for `/readyz`, and the claims this process
+   * holds, released if their deliveries outlast the grace period.
+   */
+  shutdown: GracefulShutdown;
+  /**
+   * `"redis"` when `REDIS_URL` is set (with SHOP_DATABASE=postgres the orders stay in PostgreSQL, the handlers not
+   * transactional), else `"postgres"`/`"pglite"` with SHOP_DATABASE=postgres (orders and records in one database,
+   * transactional handlers), `"memory"` otherwise.
    */
   storeKind: "redis" | "memory" | "postgres" | "pglite";
   /**
@@ -62,6 +74,12 @@ export interface ShopRuntime {
   reconciler: Reconciler;
   /** Starts reconciling every `config.reconcileEveryMs` (unless 0); stopped by `close()`. */
   startReconciling(): void;
+  /** The durable inbox (SHOP_INBOX=pg-boss): the webhooks are queued, and its worker applies them. */
+  inbox: ShopInbox | undefined;
+  /** Starts the inbox's worker on the shop's receivers (nothing without an inbox); the graceful shutdown stops it. */
+  startInboxWorker(): Promise<void>;
+  /** The running inbox worker, once started. */
+  readonly inboxWorker: InboxWorker | undefined;
   /** Stops reconciling and releases what the runtime opened (the Redis connection). */
   close(): Promise<void>;
 }
@@ -109,18 +127,28 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     now,
   });
   const handlers = new ShopWebhookHandlers(orders, now);
-  const idempotency: ShopIdempotency =
-    database === undefined
-      ? await createIdempotencyStore(config.redisUrl)
-      : { store: database.store, kind: database.kind, close: () => database.close() };
+  // REDIS_URL takes the records wherever the orders are; without it, a database keeps both (one transaction each).
+  const recordsInDatabase = database !== undefined && config.redisUrl === undefined;
+  const idempotency: ShopIdempotency = recordsInDatabase
+    ? { store: database.store, kind: database.kind, close: async () => {} }
+    : await createIdempotencyStore(config.redisUrl);
+  const shutdown =
+    options.shutdown ??
+    createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
+  // Every claim of this process goes through the shutdown, which releases those still held when it stops.
+  const store = shutdown.track(idempotency.store);
   // Beside the records in the shop's PostgreSQL when it has one (each entry commits with its delivery), else memory.
   const journal: DeliveryJournal = database?.journal ?? new MemoryDeliveryJournal();
+  const inbox = config.inbox === "pg-boss" ? await openShopInbox(config.databaseUrl as string) : undefined;
+  let inboxWorker: InboxWorker | undefined;
   const receivers = createShopReceivers(
     { webhookSecret: config.webhookSecret, callbackApiKey: config.payment.callbackApiKey },
     handlers,
-    idempotency.store,
-    database === undefined ? undefined : { ordersWithin: (transaction) => database.ordersWithin(transaction) },
+    store,
+    recordsInDatabase ? { ordersWithin: (transaction) => database.ordersWithin(transaction) } : undefined,
     journal,
+    { delayMs: config.webhookDelayMs, signal: shutdown.signal },
+    inbox?.queue,
   );
 
   const reconciler = createReconciler({
@@ -133,7 +161,7 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
   const webConsole = createShopConsole({
     journal,
     password: config.console.password,
-    store: idempotency.store,
+    store,
     reconciler,
     secrets: shopSecrets(config),
   });
@@ -145,7 +173,8 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
     receivers,
     orders,
     clients,
-    store: idempotency.store,
+    store,
+    shutdown,
     storeKind: idempotency.kind,
     journal,
     console: webConsole,
@@ -163,10 +192,21 @@ export async function createShopRuntime(config: ShopConfig, options: ShopRuntime
         pending: () => pendingPaymentReferences(orders),
       });
     },
+    inbox,
+    async startInboxWorker() {
+      if (inbox === undefined || inboxWorker !== undefined) return;
+      inboxWorker = await inbox.startWorker(receivers);
+    },
+    get inboxWorker() {
+      return inboxWorker;
+    },
     async close() {
       await reconciling?.stop();
+      await inboxWorker?.stop();
+      await inbox?.close();
       await journal.close();
       await idempotency.close();
+      await database?.close();
     },
   };
 }

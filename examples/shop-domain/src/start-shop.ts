@@ -1,3 +1,4 @@
+import type { ShutdownReport, ShutdownSteps } from "@kirimbayar/core/shutdown";
 import { loadShopConfig, type ShopConfig, ShopConfigError } from "./config.js";
 import { CONSOLE_PATH, CONSOLE_USER } from "./console.js";
 import { createShopRuntime, type ShopRuntime, type ShopRuntimeOptions } from "./runtime.js";
@@ -7,7 +8,14 @@ export interface RunningShop {
   /** Base URL the shop listens on, e.g. `http://127.0.0.1:3000`. */
   url: string;
   runtime: ShopRuntime;
+  /** Stops at once: every connection closed, then the runtime (tests, the demo). */
   close(): Promise<void>;
+  /**
+   * The graceful shutdown (SIGTERM): `/readyz` answers 503, the server stops taking connections and deliveries
+   * (503), those in flight finish within the grace period, the claims of any still running are released, then the
+   * runtime closes. Resolves with what it did; runs once.
+   */
+  shutdown(): Promise<ShutdownReport>;
 }
 
 /** Options of the Express, Hono and Fastify examples' `startShop`. */
@@ -19,10 +27,13 @@ export interface StartShopOptions {
   database?: ShopRuntimeOptions["database"];
 }
 
-/** A framework's server once it listens: the port it got, and how to stop it. */
+/** A framework's server once it listens: the port it got, and how to stop it, at once or gracefully. */
 export interface ListeningServer {
   port: number;
+  /** Closes every connection now and stops listening. */
   close(): Promise<void>;
+  /** The server's part of a graceful shutdown: stop taking connections (and wait for them), then cut the rest. */
+  shutdownSteps: Required<Pick<ShutdownSteps, "stop" | "abort">>;
 }
 
 /**
@@ -35,7 +46,8 @@ export interface ListeningServer {
  * const shop = await serveShop(config, {}, async (runtime) => {
  *   const server = createApp(runtime).listen(config.port, config.host);
  *   await once(server, "listening");
- *   return { port: (server.address() as AddressInfo).port, close: () => promisify(server.close.bind(server))() };
+ *   const close = () => promisify(server.close.bind(server))();
+ *   return { port: (server.address() as AddressInfo).port, close, shutdownSteps: nodeServerSteps(server) };
  * });
  * console.log(`shop on ${shop.url}`);
  */
@@ -55,6 +67,13 @@ export async function serveShop(
     await server.close();
     await runtime.close();
   };
+  // The server and the inbox worker stop taking work together; what still runs after the grace period is cut in both.
+  const shutdown = () =>
+    runtime.shutdown.run({
+      stop: () => Promise.all([server.shutdownSteps.stop(), runtime.inboxWorker?.stop()]),
+      abort: () => Promise.all([server.shutdownSteps.abort(), runtime.inboxWorker?.abort()]),
+      close: [() => runtime.close()],
+    });
   try {
     await runtime.registerOrderWebhook();
   } catch (error) {
@@ -62,12 +81,19 @@ export async function serveShop(
     throw error;
   }
   runtime.startReconciling();
-  return { url: listeningUrl, runtime, close };
+  try {
+    await runtime.startInboxWorker();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { url: listeningUrl, runtime, close, shutdown };
 }
 
 /**
  * A shop's `main`: starts it from the environment variables (a bad configuration prints which variables are wrong and
- * exits 1), logs where it listens, and closes it on SIGINT or SIGTERM.
+ * exits 1), logs where it listens, and shuts it down gracefully on SIGINT or SIGTERM (see `RunningShop.shutdown`),
+ * then exits.
  *
  * @example
  * await runShopFromEnv("Express", startShop);
@@ -80,15 +106,39 @@ export async function runShopFromEnv(
     const shop = await startShop(loadShopConfig(process.env));
     console.log(`${framework} shop listening on ${shop.url} (webhook idempotency store: ${shop.runtime.storeKind})`);
     console.log(consoleGreeting(shop.url, shop.runtime.config));
-    const stop = () => {
-      shop.close().then(() => process.exit(0));
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    onShutdownSignal(framework, () => shop.shutdown());
   } catch (error) {
     console.error(error instanceof ShopConfigError ? error.message : error);
     process.exit(1);
   }
+}
+
+/**
+ * Runs `shutdown` on the first SIGTERM or SIGINT (a second signal while it runs changes nothing), logs what it did
+ * on one line, and exits: 0 once it finished, 1 if it threw. The shops' `main` and the NestJS shop's use it.
+ *
+ * @example
+ * onShutdownSignal("Express", () => shop.shutdown());
+ */
+export function onShutdownSignal(framework: string, shutdown: () => Promise<ShutdownReport | undefined>): void {
+  let started = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (started) return;
+    started = true;
+    console.log(`${framework} shop: ${signal}, shutting down gracefully`);
+    shutdown().then(
+      (report) => {
+        if (report !== undefined) console.log(`${framework} shop stopped: ${JSON.stringify(report)}`);
+        process.exit(0);
+      },
+      (error: unknown) => {
+        console.error(`${framework} shop: the shutdown failed`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
 }
 
 /**

@@ -8,6 +8,7 @@ import { textRedactor } from "./data/redact.js";
 import { settle } from "./data/settle.js";
 import { readTimeline } from "./data/timeline.js";
 import { csrfTokens } from "./http/csrf.js";
+import { isWellFormedHost } from "./http/host.js";
 import { page, seeOther, text } from "./http/responses.js";
 import { isSameOrigin } from "./http/same-origin.js";
 import type { WebhookConsole, WebhookConsoleOptions } from "./options.js";
@@ -144,6 +145,9 @@ export function createWebhookConsole(options: WebhookConsoleOptions): WebhookCon
     basePath: config.base === "" ? "/" : config.base,
     async fetch(request) {
       try {
+        // Before authorize: a malformed Host makes the URL the pages and the origin check stand on wrong.
+        const host = request.headers.get("host");
+        if (host !== null && !isWellFormedHost(host)) return await text(400, "Bad request: malformed Host header");
         return await handle(request);
       } catch (error) {
         config.report(error, "console");

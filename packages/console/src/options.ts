@@ -134,7 +134,8 @@ export interface WebhookConsole {
   readonly basePath: string;
   /**
    * Answers one request under the base path: the pages (`GET /`, `/search?q=`, `/dead-letters`), the actions
-   * (`POST /actions/replay`, `/actions/reconcile`), 404 for other paths and 405 for other methods. Never throws.
+   * (`POST /actions/replay`, `/actions/reconcile`), 404 for other paths, 405 for other methods, and 400 before
+   * anything else (`authorize` included) for a malformed `Host` header (`a b`, `[::1`, `a@b`). Never throws.
    */
   fetch(request: Request): Promise<Response>;
 }

@@ -3,10 +3,22 @@
 // keyboard only, a phone's width.
 import { existsSync } from "node:fs";
 import { MemoryDeliveryJournal } from "@kirimbayar/core/journal";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWebhookConsole } from "../src/index.js";
-import { BASE, entry, HOSTILE, HOUR, MINUTE, RecordingInbox, RecordingReconciler } from "./helpers.js";
+import {
+  BASE,
+  entry,
+  filler,
+  HOSTILE,
+  HOUR,
+  MINUTE,
+  piecesOf,
+  RecordingInbox,
+  RecordingReconciler,
+  SHORT_TOKEN,
+} from "./helpers.js";
 import { serve } from "./node-server.js";
 
 // What the callbacks run in the page use of its globals, typed here: the tests compile without the DOM library.
@@ -127,6 +139,26 @@ beforeAll(async () => {
       deadAt: now - HOUR,
     },
   ];
+  // Issue 38's delivery: its handler's error carries the webhook token at character 484 of the journal's summary.
+  const qris = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: SHORT_TOKEN, in: "query" })],
+    logger: { warn() {}, error() {} },
+    journal,
+  }).on("payment.success", () => {
+    throw new Error(`${filler(477)}${SHORT_TOKEN} was refused by the orders service`);
+  });
+  await qris.handle({
+    method: "POST",
+    url: `/webhooks/qris?token=${SHORT_TOKEN}`,
+    headers: { "content-type": "application/json" },
+    rawBody: JSON.stringify({
+      event: "payment.success",
+      timestamp: new Date().toISOString(),
+      data: { qris_history_id: "h-cut-token", amount: 10_000 },
+    }),
+  });
+  await journal.flush();
   if (missingChromium) return;
   // The app around the console: it has a favicon (the browser asks for one), everything else is the console's.
   server = await serve(async (request) =>
@@ -249,6 +281,16 @@ describe("the console in Chromium", { timeout: 30_000 }, () => {
     await Promise.all([page.waitForURL(/notice=replayed$/), page.keyboard.press("Enter")]);
     await expect(page.locator(".notice").textContent()).resolves.toMatch(/^The dead letter was queued again/);
     expect(inbox.replayed).toEqual(["dl-1"]);
+    await cleanPage();
+  });
+
+  it("shows no piece of a webhook token cut at the error's length limit", async () => {
+    await open(`${BASE}/search?q=h-cut-token`);
+    // Everything in the page's main part, shown or not.
+    const shown = (await page.locator("main").textContent()) ?? "";
+    expect(shown).toMatch(/Error: the shop's order .*\[redacted\]/s);
+    expect(piecesOf(SHORT_TOKEN, shown)).toEqual([]);
+    expect(piecesOf(SHORT_TOKEN, await page.content())).toEqual([]);
     await cleanPage();
   });
 

@@ -30,6 +30,22 @@ export const HOSTILE = {
 /** A secret that must never appear on a page. */
 export const WEBHOOK_TOKEN = "whk_live_5ecr3t_t0ken_value";
 
+/** A webhook token of issue 38's length (22 characters), of no shape a name pattern would catch. */
+export const SHORT_TOKEN = "q7Hx2vK9pLmN4sR8wZ1yBc";
+
+/** Words (no run a key pattern would mask) filling `length` characters. */
+export const filler = (length: number) => "the shop's order ".repeat(Math.ceil(length / 17)).slice(0, length);
+
+/** Every piece of `secret`, 4 characters or more, that `text` shows (none, or the console leaked it). */
+export function piecesOf(secret: string, text: string): string[] {
+  const found: string[] = [];
+  for (let start = 0; start + 4 <= secret.length; start++) {
+    const piece = secret.slice(start, start + 4);
+    if (text.includes(piece)) found.push(piece);
+  }
+  return found;
+}
+
 /** An inbox in memory that records replays (the console only reads it and calls replayDeadLetter). */
 export class RecordingInbox implements ConsoleInbox {
   readonly replayed: string[] = [];

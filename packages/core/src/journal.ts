@@ -11,7 +11,15 @@ export {
   MemoryDeliveryJournal,
   type MemoryDeliveryJournalOptions,
 } from "./journal/memory/index.js";
-export { MAX_ERROR_SUMMARY, redactBody, redactText, summarizeError } from "./journal/redact.js";
+export {
+  MAX_ERROR_SUMMARY,
+  MIN_SECRET_FRAGMENT,
+  redactBody,
+  redactText,
+  type SecretMask,
+  secretRedactor,
+  summarizeError,
+} from "./journal/redact.js";
 export { journalStage } from "./journal/stage.js";
 export type {
   DeliveryJournal,

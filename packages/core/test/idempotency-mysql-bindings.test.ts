@@ -10,6 +10,7 @@ import type { SqlBinding } from "../src/idempotency/sql/binding.js";
 import { MysqlIdempotencyStore } from "../src/mysql.js";
 import { typeormBinding } from "../src/typeorm.js";
 import { createWebhookReceiver, tokenVerifier } from "../src/webhooks.js";
+import { mysqlJournalOnOwnPool } from "./support/own-journal.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { transactionalContract } from "./support/transactional-contract.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
@@ -98,6 +99,8 @@ for (const locks of ["named-lock", "no-wait"] as const) {
         },
         unreachableStore: () =>
           new MysqlIdempotencyStore({ binding: typeormBinding(unreachable), transactionalLocks: locks }),
+        // The app of issue 38: MysqlDeliveryJournal({ pool }) beside the TypeORM-bound store.
+        journal: (table) => mysqlJournalOnOwnPool({ uri: server.url }, table),
         close: async () => {
           await dataSource.destroy();
           await unreachable.destroy().catch(() => {});

@@ -11,6 +11,7 @@ import { MysqlIdempotencyStore } from "../src/mysql.js";
 import { type PrismaTransactionClient, prismaBinding } from "../src/prisma.js";
 import { typeormBinding } from "../src/typeorm.js";
 import { PrismaClient } from "./prisma/mysql/generated/client.js";
+import { mysqlJournalOnOwnPool } from "./support/own-journal.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { transactionalContract } from "./support/transactional-contract.js";
 
@@ -76,6 +77,7 @@ transactionalContract<PrismaTransactionClient<PrismaClient>>(
         await kill(row?.id);
       },
       unreachableStore: () => new MysqlIdempotencyStore({ binding: prismaBinding(unreachable) }),
+      journal: (table) => mysqlJournalOnOwnPool({ uri: server.url }, table),
       close: async () => {
         await prisma.$disconnect();
         await unreachable.$disconnect();
@@ -132,6 +134,8 @@ transactionalContract<EntityManager>("TypeORM binding (TypeORM 1.1, mysql2) on M
       await kill(row?.id);
     },
     unreachableStore: () => new MysqlIdempotencyStore({ binding: typeormBinding(unreachable) }),
+    // The app of issue 38: MysqlDeliveryJournal({ pool }) beside the TypeORM-bound store.
+    journal: (table) => mysqlJournalOnOwnPool({ uri: server.url }, table),
     close: async () => {
       await dataSource.destroy();
       await unreachable.destroy().catch(() => {});

@@ -11,6 +11,7 @@ import { PostgresIdempotencyStore } from "../src/postgres.js";
 import { type PrismaTransactionClient, prismaBinding } from "../src/prisma.js";
 import { createWebhookReceiver, tokenVerifier, WebhookConfigurationError } from "../src/webhooks.js";
 import { PrismaClient } from "./prisma/generated/client.js";
+import { postgresJournalOnOwnPool } from "./support/own-journal.js";
 import { transactionalContract } from "./support/transactional-contract.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
 
@@ -71,6 +72,7 @@ transactionalContract<Tx>("Prisma binding (Prisma 7, @prisma/adapter-pg)", async
       await gone(admin, Number(row?.pid));
     },
     unreachableStore: () => new PostgresIdempotencyStore({ binding: prismaBinding(dead.prisma) }),
+    journal: (table) => postgresJournalOnOwnPool({ connectionString: server.url }, table),
     close: async () => {
       await prisma.$disconnect();
       await dead.prisma.$disconnect();

@@ -11,6 +11,7 @@ import { holdTransaction } from "../src/idempotency/sql/callback-transaction.js"
 import { PostgresIdempotencyStore, postgresIdempotencySchema } from "../src/postgres.js";
 import { typeormBinding } from "../src/typeorm.js";
 import { createWebhookReceiver, tokenVerifier, WebhookConfigurationError } from "../src/webhooks.js";
+import { postgresJournalOnOwnPool } from "./support/own-journal.js";
 import { startTcpProxy } from "./support/tcp-proxy.js";
 import { transactionalContract } from "./support/transactional-contract.js";
 import { qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
@@ -94,6 +95,7 @@ transactionalContract<EntityManager>("TypeORM binding (TypeORM 1.1, postgres dri
       );
     },
     unreachableStore: () => new PostgresIdempotencyStore({ binding: typeormBinding(unreachable) }),
+    journal: (table) => postgresJournalOnOwnPool({ connectionString: server.url }, table),
     close: async () => {
       await dataSource.destroy();
       await unreachable.destroy().catch(() => {});

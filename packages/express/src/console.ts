@@ -81,7 +81,8 @@ export async function serveConsole(
 /**
  * Builds the Web request a console gets from a Node request: method, full URL (scheme, `Host`, the path as received
  * including the mount prefix), headers and the body bytes, read under the limits. Returns the answer to give
- * instead when the body is too large (413), too slow (408) or broken off (400).
+ * instead when the body is too large (413), too slow (408) or broken off (400), or the `Host` header is malformed
+ * (400).
  */
 export async function toWebRequest(
   req: IncomingMessage,
@@ -90,7 +91,11 @@ export async function toWebRequest(
   const parsed = req as MaybeParsedRequest;
   const maxBodyBytes = options.maxBodyBytes ?? CONSOLE_MAX_BODY_BYTES;
   const method = req.method ?? "GET";
-  const url = `${protocolOf(parsed, options)}://${req.headers.host ?? "localhost"}${parsed.originalUrl ?? req.url ?? "/"}`;
+  const host = req.headers.host ?? "localhost";
+  // A malformed Host (`a b`, `[::1`, `a@b`) is the client's mistake: 400 here, before the console's authorize, where
+  // building the URL would otherwise throw into Express's error handler (a 500 with a stack outside production).
+  if (!isWellFormedHost(host)) return malformedHost();
+  const url = `${protocolOf(parsed, options)}://${host}${parsed.originalUrl ?? req.url ?? "/"}`;
   const headers = webHeadersOf(req.headers);
   if (method === "GET" || method === "HEAD") {
     // Never read: a GET's body means nothing to the console.
@@ -178,6 +183,23 @@ function formEncoded(fields: unknown): string {
     else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") form.append(name, item);
   }
   return form.toString();
+}
+
+// The console's rule for a Host header (a name of letters, digits and `-._~`, or a bracketed IPv6 literal, then an
+// optional port): anything else would make the request's URL throw (`a b`, `[::1`, `a@b`) or point elsewhere.
+const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
+
+function isWellFormedHost(host: string): boolean {
+  const match = WELL_FORMED_HOST.exec(host);
+  return match !== null && Number(match[1] ?? 0) <= 65_535 && URL.canParse(`http://${host}/`);
+}
+
+/** The answer to a request with a malformed `Host` header, as the console gives it. */
+function malformedHost(): Response {
+  return new Response("Bad request: malformed Host header", {
+    status: 400,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
+  });
 }
 
 function tooLarge(maxBodyBytes: number): Response {

@@ -63,8 +63,11 @@ export const consolePlugin: FastifyPluginAsync<ConsolePluginOptions> = async (
     { parseAs: "buffer", bodyLimit: options.maxBodyBytes ?? CONSOLE_MAX_BODY_BYTES },
     (_request: FastifyRequest, body: Buffer, done: (error: null, body: Buffer) => void) => done(null, body),
   );
-  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-    send(reply, await webConsole.fetch(webRequestOf(request)), request.method === "HEAD");
+  const serve = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const webRequest = webRequestOf(request);
+    const response = webRequest instanceof Response ? webRequest : await webConsole.fetch(webRequest);
+    return send(reply, response, request.method === "HEAD");
+  };
   fastify.all(mountedAt === "" ? "/" : mountedAt, serve);
   fastify.all(`${mountedAt}/*`, serve);
 };
@@ -75,8 +78,13 @@ Object.assign(consolePlugin, {
   [Symbol.for("plugin-meta")]: { name: "@kirimbayar/fastify:console", fastify: "5.x" },
 });
 
-/** The Web request the console gets: method, full URL as received (scheme, host, path, query), headers, body. */
-function webRequestOf(request: FastifyRequest): Request {
+/**
+ * The Web request the console gets: method, full URL as received (scheme, host, path, query), headers, body; or 400
+ * for a malformed `Host` (`a b`, `[::1`, `a@b`), before the console's authorize, where building the URL would
+ * otherwise throw (a 500).
+ */
+function webRequestOf(request: FastifyRequest): Request | Response {
+  if (!isWellFormedHost(request.host)) return malformedHost();
   const url = `${request.protocol}://${request.host}${request.originalUrl}`;
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -89,6 +97,22 @@ function webRequestOf(request: FastifyRequest): Request {
   if (method === "GET" || method === "HEAD" || !(body instanceof Uint8Array))
     return new Request(url, { method, headers });
   return new Request(url, { method, headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
+}
+
+// The console's rule for a Host header (a name of letters, digits and `-._~`, or a bracketed IPv6 literal, then an
+// optional port): anything else would make the request's URL throw (`a b`, `[::1`, `a@b`) or point elsewhere.
+const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
+
+function isWellFormedHost(host: string): boolean {
+  const match = WELL_FORMED_HOST.exec(host);
+  return match !== null && Number(match[1] ?? 0) <= 65_535 && URL.canParse(`http://${host}/`);
+}
+
+function malformedHost(): Response {
+  return new Response("Bad request: malformed Host header", {
+    status: 400,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
+  });
 }
 
 async function send(reply: FastifyReply, response: Response, head: boolean): Promise<FastifyReply> {

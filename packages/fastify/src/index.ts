@@ -25,3 +25,4 @@ export {
   type ReadFastifyWebhookRequestResult,
   readFastifyWebhookRequest,
 } from "./raw-body.js";
+export { fastifyShutdownSteps } from "./shutdown.js";

@@ -1,4 +1,6 @@
 // `@kirimbayar/inbox/bullmq`: the inbox engine on BullMQ (Redis).
+
+export type { BullMqReplicaAcknowledgement } from "./engines/bullmq/replica-acknowledgement.js";
 export {
   type BullMqConnection,
   type BullMqConnectionOptions,

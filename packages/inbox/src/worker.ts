@@ -43,9 +43,27 @@ export interface InboxWorkerOptions {
 
 /** A running worker. */
 export interface InboxWorker {
-  /** Takes no new events and waits (up to `timeoutMs`, default 30 s) for those in flight; the rest come back later. */
+  /**
+   * Takes no new events (those already fetched and not started go back to the queue at once, due now) and waits up
+   * to `timeoutMs` (default 30 s) for those in flight; the ones still running then are handed back as
+   * {@link InboxWorker.abort} does. In a graceful shutdown (`createGracefulShutdown` of `@kirimbayar/core/shutdown`)
+   * use it as the `stop` step and `abort` as the `abort` step, with a `timeoutMs` above the shutdown's `graceMs`
+   * (the default is): the shutdown releases the claims of the events still running first, so that another worker
+   * applies them as soon as they are back.
+   */
   stop(options?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * Hands every event still running back to the queue at once, due now (a retry of the same try count, noted as
+   * "the worker stopped"), without waiting for its handlers; what they do later is not recorded. A pending
+   * {@link InboxWorker.stop} then resolves as soon as the queue has taken them back. Their idempotency claims are
+   * not this call's: release them first (the graceful shutdown does), or another worker finds them in progress
+   * until their lease ends.
+   */
+  abort(): Promise<void>;
 }
+
+/** How long `stop()` gives the queue, past its time limit, to take back the events it hands back. */
+const HAND_BACK_MS = 5_000;
 
 /**
  * Starts a worker: takes queued events from `inbox` and runs each through its source's receiver
@@ -159,13 +177,56 @@ export async function startInboxWorker(options: InboxWorkerOptions): Promise<Inb
     return { kind: "retry", error: failure, delayMs };
   }
 
-  const consumer: InboxConsumer = await inbox.consume(options.telemetry ? decideTraced : decide, { concurrency });
+  // Shutdown: once stopping, an event the engine still hands over is given back untouched; once aborted, every
+  // decision still pending is answered at once with a retry, due now.
+  let stopping = false;
+  const pending = new Set<(verdict: InboxVerdict) => void>();
+  const handBack = (why: string): InboxVerdict => ({ kind: "retry", error: why, delayMs: 0 });
+  const decideOne = options.telemetry ? decideTraced : decide;
+  const decideUnlessStopping = (delivery: InboxDelivery): Promise<InboxVerdict> => {
+    if (stopping) return Promise.resolve(handBack("the worker stopped before running this event"));
+    return new Promise<InboxVerdict>((resolve, reject) => {
+      pending.add(resolve);
+      decideOne(delivery).then(
+        (verdict) => {
+          pending.delete(resolve);
+          resolve(verdict);
+        },
+        (error: unknown) => {
+          pending.delete(resolve);
+          reject(error);
+        },
+      );
+    });
+  };
+  const abort = async () => {
+    stopping = true;
+    for (const resolve of pending) resolve(handBack("the worker stopped while running this event"));
+    pending.clear();
+  };
+
+  const consumer: InboxConsumer = await inbox.consume(decideUnlessStopping, { concurrency });
+  let stopped: Promise<void> | undefined;
   return {
-    async stop(stopOptions) {
-      await consumer.stop(stopOptions);
-      depth?.removeCallback?.(observeDepth);
-      oldestAge?.removeCallback?.(observeAge);
+    stop(stopOptions = {}) {
+      const timeoutMs = stopOptions.timeoutMs ?? 30_000;
+      if (!(typeof timeoutMs === "number" && Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+        return Promise.reject(new TypeError("stop({ timeoutMs }): timeoutMs must be a non-negative number"));
+      }
+      stopped ??= (async () => {
+        stopping = true;
+        const limit = setTimeout(() => void abort(), timeoutMs);
+        try {
+          await consumer.stop({ timeoutMs: timeoutMs + HAND_BACK_MS });
+        } finally {
+          clearTimeout(limit);
+          depth?.removeCallback?.(observeDepth);
+          oldestAge?.removeCallback?.(observeAge);
+        }
+      })();
+      return stopped;
     },
+    abort,
   };
 }
 

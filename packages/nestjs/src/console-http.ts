@@ -56,7 +56,13 @@ export async function consoleRequestOf(
   limits: ConsoleBodyLimits,
 ): Promise<Request | Response> {
   const url = consoleUrl(req, onFastify);
-  if (url === undefined) return plainAnswer(400, "Malformed Host header.");
+  // The client's mistake: 400 here, before the console's authorize, as every console mount answers it.
+  if (url === undefined) {
+    return new Response("Bad request: malformed Host header", {
+      status: 400,
+      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
+    });
+  }
   const method = req.method ?? "GET";
   const headers = webHeadersOf(req.headers);
   if (method === "GET" || method === "HEAD") return new Request(url, { method, headers });
@@ -108,13 +114,15 @@ export async function writeConsoleResponse(
   node.end(body);
 }
 
-// A `Host` with any of these would move the path or the credentials of the URL built from it.
-const NOT_IN_A_HOST = /[\s/\\?#@]/;
+// The console's rule for a Host header, as on the other mounts (a name of letters, digits and `-._~`, or a bracketed
+// IPv6 literal, then an optional port): anything else would make the URL throw (`a b`, `[::1`) or point elsewhere.
+const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
 
 /** The full URL the browser asked for, or `undefined` when the `Host` makes none. */
 function consoleUrl(req: ConsoleRequestLike, onFastify: boolean): string | undefined {
-  const host = onFastify && typeof req.host === "string" ? req.host : req.headers.host;
-  if (typeof host !== "string" || host === "" || NOT_IN_A_HOST.test(host)) return undefined;
+  const host = (onFastify && typeof req.host === "string" ? req.host : req.headers.host) ?? "localhost";
+  const match = WELL_FORMED_HOST.exec(host);
+  if (match === null || Number(match[1] ?? 0) > 65_535) return undefined;
   const protocol =
     typeof req.protocol === "string" && req.protocol !== ""
       ? req.protocol

@@ -2,9 +2,15 @@ import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 // The worker is imported lazily, when an app with `inbox` starts it, so that apps without the inbox load nothing of
 // `@kirimbayar/inbox` (an optional peer); its types appear only inside this file's code, never in its declarations.
 import type { InboxQueue } from "@kirimbayar/inbox";
-import { type BeforeApplicationShutdown, Inject, Injectable, type OnApplicationBootstrap } from "@nestjs/common";
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  Optional,
+} from "@nestjs/common";
 import type { KirimbayarInboxQueue, KirimbayarModuleOptions } from "./options.js";
-import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
+import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_SHUTDOWN, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import type { WebhookRoutes } from "./webhook-routes.js";
 
 /**
@@ -24,13 +30,20 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   readonly #options: KirimbayarModuleOptions;
   readonly #routes: WebhookRoutes;
   #worker: Promise<RunningWorker> | undefined;
+  /** The worker a `stop()` is stopping, for an `abort()` meanwhile (a graceful shutdown's). */
+  #stopping: Promise<RunningWorker | undefined> | undefined;
+
+  readonly #gracefulShutdown: boolean;
 
   constructor(
     @Inject(KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER) options: KirimbayarModuleOptions,
     @Inject(KIRIMBAYAR_WEBHOOK_ROUTES) routes: WebhookRoutes,
+    // Present with KirimbayarShutdownModule, which stops this worker itself, in step with its drain.
+    @Optional() @Inject(KIRIMBAYAR_SHUTDOWN) gracefulShutdown?: unknown,
   ) {
     this.#options = options;
     this.#routes = routes;
+    this.#gracefulShutdown = gracefulShutdown !== undefined;
   }
 
   /** The module's `inbox.queue` (for `stats()`, dead letters and replays), or `undefined` without an inbox. */
@@ -50,6 +63,9 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    // Nest runs this hook module by module in an order an app does not choose: with the graceful shutdown, stopping
+    // here first would wait for the events in flight before the drain even began.
+    if (this.#gracefulShutdown) return;
     await this.stop();
   }
 
@@ -74,10 +90,21 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
     const starting = this.#worker;
     if (starting === undefined) return;
     this.#worker = undefined;
-    const worker = await starting.catch(() => undefined);
+    this.#stopping = starting.catch(() => undefined);
+    const worker = await this.#stopping;
     const settings = this.#options.inbox?.worker;
     const timeoutMs = settings === false ? undefined : settings?.stopTimeoutMs;
     await worker?.stop(timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
+  /**
+   * Hands the events still running back to the queue at once (`InboxWorker.abort`), so that a pending `stop()`
+   * ends now: the graceful shutdown (`KirimbayarShutdownModule`) calls it once the grace period is over and the
+   * claims are released.
+   */
+  async abort(): Promise<void> {
+    const worker = await (this.#stopping ?? this.#worker?.catch(() => undefined));
+    await worker?.abort();
   }
 
   async #start(): Promise<RunningWorker> {
@@ -102,6 +129,7 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
 /** A started inbox worker (`InboxWorker` of `@kirimbayar/inbox`). */
 interface RunningWorker {
   stop(options?: { timeoutMs?: number }): Promise<void>;
+  abort(): Promise<void>;
 }
 
 async function loadInbox(): Promise<typeof import("@kirimbayar/inbox")> {

@@ -28,4 +28,5 @@ export type {
   MountableConsole,
 } from "./options.js";
 export { KirimbayarReconciler } from "./reconciler.service.js";
+export { KIRIMBAYAR_SHUTDOWN, KirimbayarShutdown, KirimbayarShutdownModule } from "./shutdown.js";
 export { KIRIMBAYAR_CLIENTS } from "./tokens.js";

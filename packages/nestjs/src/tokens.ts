@@ -21,3 +21,6 @@ export const KIRIMBAYAR_CONSOLE = Symbol("kirimbayar:console");
 
 /** Injection token of the module's console route as defined (`null` without a console). */
 export const KIRIMBAYAR_CONSOLE_ROUTE = Symbol("kirimbayar:console-route");
+
+/** Injection token of the `GracefulShutdown` given to `KirimbayarShutdownModule.forRoot`. */
+export const KIRIMBAYAR_SHUTDOWN = Symbol("kirimbayar:shutdown");

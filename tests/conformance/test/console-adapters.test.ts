@@ -4,7 +4,7 @@
 // body of a POST, and give back its answer unchanged; the console's authorize, CSRF and origin checks still refuse.
 import "reflect-metadata";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { serve } from "@hono/node-server";
 import { createWebhookConsole, type WebhookConsole } from "@kirimbayar/console";
 import type { PendingReference } from "@kirimbayar/core";
@@ -25,12 +25,16 @@ const PASSWORD = "console-password-for-the-adapters";
 const operator = `Basic ${btoa(`operator:${PASSWORD}`)}`;
 
 /** The real console, with a reconciler that records what it was asked (the console's one action without an inbox). */
-function realConsole(): { webConsole: WebhookConsole; asked: PendingReference[][] } {
+function realConsole(): { webConsole: WebhookConsole; asked: PendingReference[][]; authorized: () => number } {
   const asked: PendingReference[][] = [];
+  let authorized = 0;
   const webConsole = createWebhookConsole({
     journal: new MemoryDeliveryJournal(),
     basePath: BASE_PATH,
-    authorize: (request) => (request.headers.get("authorization") === operator ? "operator" : false),
+    authorize: (request) => {
+      authorized++;
+      return request.headers.get("authorization") === operator ? "operator" : false;
+    },
     unauthorizedChallenge: 'Basic realm="console"',
     reconciler: {
       async reconcile(references) {
@@ -40,8 +44,31 @@ function realConsole(): { webConsole: WebhookConsole; asked: PendingReference[][
     },
     sources: ["qris", "payment"],
   });
-  return { webConsole, asked };
+  return { webConsole, asked, authorized: () => authorized };
 }
+
+/**
+ * Sends one request as raw bytes (fetch would refuse a malformed Host) and reads the whole answer: its status and
+ * body. Bounded: the socket is given up after 5 s.
+ */
+function rawRequest(origin: string, head: string): Promise<{ status: number; text: string }> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    // Written, not ended: a server may drop a request whose client half-closed first. `Connection: close` ends it.
+    const socket = connect(Number(port), hostname, () => socket.write(head));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5_000, () => socket.destroy(new Error("no answer within 5 s")));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0), text });
+    });
+  });
+}
+
+/** Host headers no console may stand on: spaces, an unclosed IPv6 literal, user info, a path, a bad port. */
+const MALFORMED_HOSTS = ["a b", "[::1", "a@b", "evil.example/x", "a:99999", "[zz]", "a\\b", "%41"];
 
 /** Serves `webConsole` on 127.0.0.1 through one adapter; resolves the origin and how to stop it. */
 type Mount = (webConsole: WebhookConsole) => Promise<{ origin: string; close(): Promise<void> }>;
@@ -131,6 +158,33 @@ describe.each(Object.keys(mounts))("the webhook console mounted by %s", (name) =
       headers: { authorization: operator },
     });
     expect(elsewhere.status).toBe(404);
+  });
+
+  it("answers a malformed Host 400, before authorize runs, with no stack trace", async () => {
+    const { webConsole, authorized } = realConsole();
+    const server = await (mounts[name] as Mount)(webConsole);
+    stop = server.close;
+    for (const host of MALFORMED_HOSTS) {
+      for (const method of ["GET", "POST"]) {
+        const body = method === "POST" ? "csrf=x&source=qris&reference=R" : "";
+        const answer = await rawRequest(
+          server.origin,
+          `${method} ${BASE_PATH}${method === "POST" ? "/actions/reconcile" : ""} HTTP/1.1\r\nHost: ${host}\r\n` +
+            `Authorization: ${operator}\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+        expect(answer.status, `${method} Host: ${host}\n${answer.text}`).toBe(400);
+        expect(answer.text).not.toMatch(/\bat \S+ \(|node_modules|\/src\/|\.[cm]?[jt]s:\d+/);
+      }
+    }
+    expect(authorized()).toBe(0);
+    // A well-formed Host still reaches the console (and its authorize).
+    const fine = await rawRequest(
+      server.origin,
+      `GET ${BASE_PATH} HTTP/1.1\r\nHost: shop.example:8080\r\nAuthorization: ${operator}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(fine.status).toBe(200);
+    expect(authorized()).toBe(1);
   });
 
   it("takes a form post from its own page (CSRF token and origin pass), and refuses forged ones", async () => {

@@ -1,4 +1,4 @@
-import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import { PostgresDeliveryJournal, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { prismaBinding } from "@kirimbayar/core/prisma";
 import { type ShopConfig, type ShopDatabase, startEmbeddedPostgres } from "@kirimbayar/example-shop-domain";
 import { PrismaPg } from "@prisma/adapter-pg";
@@ -10,7 +10,7 @@ import { SHOP_PRISMA_SCHEMA } from "./schema.js";
  * Opens the Fastify shop's database through Prisma (with its `pg` driver adapter): the PostgreSQL server of
  * `DATABASE_URL`, or without one an embedded PostgreSQL (PGlite, nothing to install). The webhooks' idempotency store
  * runs through the same client (`prismaBinding`), so a payment webhook's handler updates its order on Prisma's
- * interactive transaction (`ctx.transaction`) together with the event's record.
+ * interactive transaction (`ctx.transaction`) together with the event's record and its journal entry.
  *
  * @example
  * const runtime = await createShopRuntime(config, { publicBaseUrl, database: openPrismaDatabase });
@@ -32,10 +32,14 @@ export async function openPrismaDatabase(config: ShopConfig): Promise<ShopDataba
     for (const statement of SHOP_PRISMA_SCHEMA) await prisma.$executeRawUnsafe(statement);
     const store = new PostgresIdempotencyStore({ binding: prismaBinding(prisma), table: "shop_webhook_events" });
     await store.ensureSchema();
+    // Beside the records: each delivery's entry is written in its transaction, and commits with the order update.
+    const journal = new PostgresDeliveryJournal({ binding: prismaBinding(prisma), table: "shop_webhook_journal" });
+    await journal.ensureSchema();
     const orders = PrismaOrderRepository.of(prisma);
     return {
       orders,
       store,
+      journal,
       ordersWithin: (tx) => orders.within(tx),
       kind: embedded === undefined ? "postgres" : "pglite",
       close,

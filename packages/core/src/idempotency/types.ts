@@ -1,5 +1,28 @@
 import { KirimbayarError } from "../errors/base.js";
 import type { IdempotencyRecordView } from "../journal/types.js";
+import type { SqlResult } from "./sql/binding.js";
+
+/** The SQL databases a transactional store's transactions can be on. */
+export type TransactionDialect = "postgres" | "mysql";
+
+/**
+ * Runs statements as part of one open delivery transaction, on the store's own connection (through its binding's
+ * transaction object, or the driver connection holding the transaction). The SQL delivery journals write a
+ * transactional delivery's entry with it, so the entry commits or rolls back with the effect whatever connection the
+ * journal itself was given.
+ *
+ * @example
+ * await transaction.sql?.query("INSERT INTO audit (key) VALUES ($1)", [key]);
+ */
+export interface TransactionSql {
+  /** The database of the transaction: statements use its native placeholders (`$1` on PostgreSQL, `?` on MySQL). */
+  readonly dialect: TransactionDialect;
+  /**
+   * Runs one statement in the transaction; rejects once the transaction has ended. `statementName` is a name unique
+   * to the statement's text, which the store may use to keep it prepared on its connection (as `SqlBinding.query`).
+   */
+  query(sql: string, params: readonly unknown[], statementName?: string): PromiseLike<SqlResult>;
+}
 
 /** A value or a promise of it: the memory store answers synchronously, Redis asynchronously. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -67,6 +90,11 @@ export interface IdempotencyTransaction<Tx = unknown> {
   commit(): MaybeThenable<void>;
   rollback(): MaybeThenable<void>;
   /**
+   * Runs other statements in this transaction, on its own connection (the SQL stores set it): the delivery journal
+   * writes the entry through it. Optional: a store without it takes no journal entry in its transactions.
+   */
+  readonly sql?: TransactionSql;
+  /**
    * Ends the transaction at once, even while a statement of the handlers is in flight (they ran out of time), in a
    * way that nothing they send later can commit: for a pooled SQL connection, close and discard the connection (the
    * database rolls the transaction back). Optional: without it, the receiver lets the handlers end and then commits
@@ -84,6 +112,12 @@ export interface IdempotencyTransaction<Tx = unknown> {
  */
 export interface TransactionalIdempotencyStore<Tx = unknown> {
   begin(): MaybeThenable<IdempotencyTransaction<Tx>>;
+  /**
+   * The database its transactions are on, when they run SQL (`"postgres"`, `"mysql"`): a receiver checks, when it is
+   * built, that its delivery journal writes that database's statements (its entry goes in through
+   * {@link IdempotencyTransaction.sql}). Set by the PostgreSQL and MySQL stores.
+   */
+  readonly dialect?: TransactionDialect;
   /**
    * The receiver's transactional stage, brought by the store so that an app on another store never bundles it.
    * A store of your own sets it to `transactionalStage` of `@kirimbayar/core`.
@@ -107,7 +141,22 @@ export interface TransactionalStage {
  * try { await store.claim(key, owner, 60_000) } catch (e) { if (e instanceof IdempotencyStoreUnavailableError) retryLater() }
  */
 export class IdempotencyStoreUnavailableError extends KirimbayarError {
+  constructor(message: string, options: { cause?: unknown; code?: string } = {}) {
+    super(message, { code: options.code ?? "idempotency_store_unavailable", cause: options.cause });
+  }
+}
+
+/**
+ * Thrown by a store's `complete` when it wrote the completion but cannot vouch that it survives a failover (the
+ * Redis store with `replicaAcknowledgement`: fewer replicas acknowledged it in time than asked). The receiver then
+ * does not answer 200: it releases the claim and answers 503, so the provider's retry finds the event completed
+ * once the record is safe, or runs it again if the record was lost, and never runs it again after a 200.
+ *
+ * @example
+ * receiver.onError((error) => { if (error.cause instanceof IdempotencyRecordNotDurableError) alertOps() });
+ */
+export class IdempotencyRecordNotDurableError extends IdempotencyStoreUnavailableError {
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { code: "idempotency_store_unavailable", cause: options.cause });
+    super(message, { code: "idempotency_record_not_durable", cause: options.cause });
   }
 }

@@ -5,6 +5,7 @@
 // applyEvent or an inbox worker, is journalled with its answer), and the answer of `handle()` (deliveries refused
 // before dispatch). In between, the pipeline tells the delivery's note when the handlers start (with the claim's
 // context), and the receiver's failure reports tell the tap of a failure.
+import type { IdempotencyTransaction } from "../idempotency/types.js";
 import { RequestBody } from "../webhooks/body.js";
 import type { DeliveryContext, ReceivedDelivery } from "../webhooks/context.js";
 import type { WebhookHttpResponse } from "../webhooks/contract.js";
@@ -20,11 +21,13 @@ import { timeLimited } from "../webhooks/pipeline/store-operation.js";
 import type { ReceiverConfig } from "../webhooks/receiver-config.js";
 import { fixedWebhookResponse } from "../webhooks/response.js";
 import { bodyHashKey, hashedKey, MAX_KEY_LENGTH } from "../webhooks/sources.js";
+import { secretsOfVerifiers } from "../webhooks/verifiers/secret-hook.js";
 import { type DeferredEntries, type DeferredEntry, deferredEntriesOf } from "./deferred.js";
 import { journalOutcomeOf, referencesOf, stateOf } from "./entry.js";
 import { defaultJournalInstance } from "./instance.js";
-import { redactBody, summarizeError } from "./redact.js";
-import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalStage } from "./types.js";
+import { redactBody, type SecretMask, secretRedactor, summarizeError } from "./redact.js";
+import { writesInTransaction } from "./transactional-journal.js";
+import type { DeliveryJournal, JournalEntry, JournalOrigin, JournalReferences, JournalStage } from "./types.js";
 
 /**
  * The journal stage, for a {@link DeliveryJournal} to carry as its `journalStage`: the receiver loads it from the
@@ -62,12 +65,22 @@ class Tap implements JournalTap {
   readonly failures = new Map<object, unknown>();
   /** Where answered deliveries wait for their entries to be built and recorded, in batches. */
   readonly deferred: DeferredEntries;
+  /** Whether a transactional delivery's processed entry is written in its transaction (else after the answer). */
+  readonly inTransaction: boolean;
+  /**
+   * Masks the receiver's own verifier secrets (webhook tokens, callback keys, HMAC secrets) in what an entry says,
+   * before anything in it is cut, whether or not a console is given them later.
+   */
+  readonly mask: SecretMask;
 
   constructor(
     readonly journal: DeliveryJournal,
     readonly config: ReceiverConfig,
     readonly reports: FailureReports,
   ) {
+    // Checked first: a journal that cannot write in the store's transactions is refused when the receiver is built.
+    this.inTransaction = writesInTransaction(journal, config);
+    this.mask = secretRedactor(secretsOfVerifiers([...config.requestVerifiers, ...config.eventVerifiers]));
     this.instance = journal.instance ?? defaultJournalInstance();
     this.deferred = deferredEntriesOf(journal);
     // Every failure reported with its event passes here first (wrapped, as the journal wraps dispatch, so that a
@@ -125,23 +138,24 @@ class Tap implements JournalTap {
     described: unknown,
     body: RequestBody | undefined,
   ): Mutable<JournalEntry> {
-    const source = this.config.source;
+    const { source } = this.config;
+    const mask = this.mask;
     const entry: Mutable<JournalEntry> = {
       at,
       source,
       origin,
-      references: referencesOf(source, event ?? described),
+      references: maskedReferences(referencesOf(source, event ?? described), mask),
       httpStatus,
       outcome: journalOutcomeOf(httpStatus, answer),
       instance: this.instance,
     };
     if (event !== undefined) {
-      entry.event = this.config.definition.eventName(event);
+      entry.event = mask(this.config.definition.eventName(event));
       const state = stateOf(source, event);
-      if (state !== undefined) entry.state = state;
+      if (state !== undefined) entry.state = mask(state);
     }
     const text = this.journal.recordBodies === true ? body?.text() : undefined;
-    if (text !== undefined) entry.body = redactBody(text);
+    if (text !== undefined) entry.body = redactBody(text, mask);
     return entry;
   }
 
@@ -199,7 +213,7 @@ class Refusal implements DeferredEntry {
       status === 401 ? undefined : body,
     );
     if (this.attempt !== undefined) entry.attempt = this.attempt;
-    const error = status === 401 ? "verification failed" : answerError(status, answer);
+    const error = status === 401 ? "verification failed" : answerError(status, answer, this.tap.mask);
     if (error !== undefined) entry.error = error;
     return entry;
   }
@@ -242,13 +256,21 @@ class Note implements JournalNote, DeferredEntry {
     this.#handlerMs = undefined;
   }
 
-  async inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean> {
-    if (this.#outsideOnly) return true;
+  async inTransaction(transaction: IdempotencyTransaction, timeoutMs: number): Promise<boolean> {
+    // Allowed outside (`journalOutsideTransaction`), or turned off by an earlier failed write: after the answer.
+    if (!this.tap.inTransaction || this.#outsideOnly) return true;
     try {
+      const { journal } = this.tap;
+      // The store's own connection, whatever connection the journal was given (checked when the receiver was built).
+      const sql = transaction.sql;
+      const write = journal.recordInTransaction;
+      if (sql === undefined || write === undefined) {
+        throw new Error("The idempotency store's transaction runs no statement of the journal (it has no `sql`)");
+      }
       this.#settle(200, "");
       const entry = await this.build();
       await timeLimited(
-        () => this.tap.journal.record([entry], transaction),
+        () => write.call(journal, [entry], sql),
         timeoutMs,
         () => new Error(`The journal did not write within the transaction in ${timeoutMs} ms`),
       );
@@ -314,13 +336,14 @@ class Note implements JournalNote, DeferredEntry {
     const origin = journalAs?.origin ?? delivery.origin ?? "webhook";
     const httpStatus = this.#status;
     const entry = this.tap.entry(this.#at, httpStatus, this.#answer, origin, this.event, undefined, delivery.body);
-    if (key !== undefined) entry.idempotencyKey = key;
+    if (key !== undefined) entry.idempotencyKey = this.tap.mask(key);
     const attempt = journalAs?.attempt ?? this.#context?.attempt;
     if (attempt !== undefined) entry.attempt = attempt;
     const handlerMs = this.#handlerMs;
     if (handlerMs !== undefined) entry.handlerMs = Math.round(handlerMs * 1000) / 1000;
     const failure = this.error;
-    const error = failure === undefined ? answerError(httpStatus, this.#answer) : summarizeError(failure);
+    const mask = this.tap.mask;
+    const error = failure === undefined ? answerError(httpStatus, this.#answer, mask) : summarizeError(failure, mask);
     if (error !== undefined) entry.error = error;
     return entry;
   }
@@ -344,13 +367,26 @@ const INTERNAL_ERROR = fixedWebhookResponse(500, "Internal error while processin
 type ReceivedOrigin = ReceivedDelivery["origin"];
 
 // The message of a refusal or failure the receiver answered, as the entry's error.
-function answerError(status: number, answer: string): string | undefined {
+function answerError(status: number, answer: string, mask: SecretMask): string | undefined {
   if (status < 400) return undefined;
   try {
-    return summarizeError((JSON.parse(answer) as { message?: unknown }).message ?? `HTTP ${status}`);
+    return summarizeError((JSON.parse(answer) as { message?: unknown }).message ?? `HTTP ${status}`, mask);
   } catch {
     return `HTTP ${status}`;
   }
+}
+
+// The references with secrets masked, the same object when none holds one (the common case: no copy).
+function maskedReferences(references: JournalReferences, mask: SecretMask): JournalReferences {
+  let masked: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(references) as [string, string][]) {
+    const safe = mask(value);
+    if (safe !== value) {
+      masked ??= { ...references };
+      masked[name] = safe;
+    }
+  }
+  return masked ?? references;
 }
 
 function bodyOf(rawBody: unknown): RequestBody | undefined {

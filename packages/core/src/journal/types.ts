@@ -2,6 +2,7 @@
 // PostgreSQL, MySQL) must do. The receiver writes entries; the console (`@kirimbayar/console`) reads them.
 // These names are a stable API: add optional fields, never rename.
 
+import type { TransactionDialect, TransactionSql } from "../idempotency/types.js";
 import type { WebhookSource } from "../webhooks/verifiers/types.js";
 
 /** Where a journalled event came from: a webhook delivery, the reconciler, an inbox worker, or a replay. */
@@ -139,16 +140,28 @@ export interface DeliveryJournal {
   /** Whether entries carry the raw body, redacted (default `false`). */
   readonly recordBodies?: boolean;
   /**
-   * Records entries. `transaction`, when given, is the delivery's open transaction (the binding's `Tx`): a journal
-   * that can write through it does, so the entry commits (or rolls back) with the effect; others ignore it.
-   * Journals may batch: the promise resolves once the entries are durable (or rejects with why they are not).
-   *
-   * A write through the transaction that fails (or does not answer within the store's operation time limit) is
-   * safe: the receiver rolls that transaction back and runs the delivery again in a new one without the journal
-   * in it (a transaction whose statement failed may not commit: PostgreSQL's COMMIT then rolls back without an
-   * error), then records the entry outside. So a journal needs no SAVEPOINT around its insert.
+   * Records entries. Journals may batch: the promise resolves once the entries are durable (or rejects with why
+   * they are not). The receiver calls it without `transaction`; the SQL journals take one you hold yourself (a
+   * driver connection holding it, or your binding's transaction object) and write through it.
    */
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void>;
+  /**
+   * The database the journal's statements are for, when it keeps entries in SQL (`"postgres"`, `"mysql"`): with
+   * `idempotency: { transactional: true }`, a receiver refuses when it is built a journal whose dialect is not the
+   * store's, and one without {@link DeliveryJournal.recordInTransaction} (unless `journalOutsideTransaction: true`).
+   */
+  readonly dialect?: TransactionDialect;
+  /**
+   * Records a transactional delivery's entry as a statement of the delivery's own transaction (`transaction` runs
+   * it on the store's connection), so it commits or rolls back with the effect whatever connection the journal was
+   * given. Set by the PostgreSQL and MySQL journals.
+   *
+   * A write that fails (or does not answer within the store's operation time limit) is safe: the receiver rolls
+   * that transaction back and runs the delivery again in a new one without the journal in it (a transaction whose
+   * statement failed may not commit: PostgreSQL's COMMIT then rolls back without an error), then records the entry
+   * outside. So a journal needs no SAVEPOINT around its insert.
+   */
+  recordInTransaction?(entries: readonly JournalEntry[], transaction: TransactionSql): Promise<void>;
   /** Entries matching `query`, newest first. */
   search(query: JournalQuery): Promise<JournalEntry[]>;
   /** Per-source counts since `since` (epoch ms). */

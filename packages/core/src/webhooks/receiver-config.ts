@@ -48,6 +48,8 @@ export interface ReceiverConfig {
   readonly inboxStage: RunnableInboxStage | undefined;
   readonly telemetry: WebhookSourceTelemetry | undefined;
   readonly customKey: ((event: unknown) => string | undefined) | undefined;
+  /** `journalOutsideTransaction`: a transactional receiver may journal after the answer (checked by the journal). */
+  readonly journalOutsideTransaction: boolean;
 }
 
 /** Checks and defaults the options of {@link createWebhookReceiver}; throws {@link WebhookConfigurationError}. */
@@ -108,6 +110,7 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
     inboxStage,
     telemetry: options.telemetry?.forSource(source),
     customKey: idempotency.key as ((event: unknown) => string | undefined) | undefined,
+    journalOutsideTransaction: options.journalOutsideTransaction === true,
   };
 }
 

@@ -122,10 +122,16 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
    * by `applyEvent` (origin `reconciliation`) or by `processInboxMessage` (origin `inbox`) — its source, event,
    * state, references, idempotency key, attempt, answer, outcome, handler time and a redacted error summary.
    * `MemoryDeliveryJournal` of `@kirimbayar/core/journal` for development; the PostgreSQL, MySQL and Redis entries
-   * have durable ones. With transactional handlers the processed entry is written in the delivery's transaction
-   * and commits with the effect; every other entry is written after the answer, never awaited. A journal write that
-   * fails never changes an answer: it is logged and reported to `onError` with stage `"journal"`. Without it the
-   * receiver does no journal work, and a bundle without a journal holds none of its code.
+   * have durable ones. Every other entry is written after the answer, never awaited. A journal write that fails
+   * never changes an answer: it is logged and reported to `onError` with stage `"journal"`. Without it the receiver
+   * does no journal work, and a bundle without a journal holds none of its code.
+   *
+   * With transactional handlers (`idempotency: { transactional: true }`) the processed entry is a statement of the
+   * delivery's own transaction, run on the store's connection whatever connection the journal was given, so it
+   * commits with the effect: the journal must be the SQL journal of the store's database (`PostgresDeliveryJournal`
+   * beside `PostgresIdempotencyStore`, `MysqlDeliveryJournal` beside `MysqlIdempotencyStore`). Any other journal
+   * (memory, Redis, another database's) is refused when the receiver is built, unless `journalOutsideTransaction`.
+   * The verifiers' secrets (tokens, callback keys, HMAC secrets) are masked in every entry as it is recorded.
    *
    * @example
    * const journal = new MemoryDeliveryJournal();
@@ -133,6 +139,16 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
    * await journal.search({ reference: "h-1" });
    */
   journal?: DeliveryJournal;
+  /**
+   * `true` lets a transactional receiver journal into a journal that cannot write in the delivery's transaction
+   * (memory, Redis, another database's): its entries are then all written after the answer, so a process that
+   * stops between the commit and that write leaves an applied event without its entry. Default `false`: such a
+   * journal is refused when the receiver is built. No effect without `idempotency: { transactional: true }`.
+   *
+   * @example
+   * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true }, journal: redisJournal, journalOutsideTransaction: true });
+   */
+  journalOutsideTransaction?: boolean;
 }
 
 /** Where in the pipeline an error passed to `onError` happened. */

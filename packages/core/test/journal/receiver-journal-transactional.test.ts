@@ -3,13 +3,18 @@
 import { describe, expect, it } from "vitest";
 import { transactionalStage } from "../../src/index.js";
 import { type JournalEntry, MemoryDeliveryJournal } from "../../src/journal.js";
+import { MysqlDeliveryJournal, MysqlIdempotencyStore } from "../../src/mysql.js";
+import { PostgresDeliveryJournal, PostgresIdempotencyStore } from "../../src/postgres.js";
+import { RedisDeliveryJournal } from "../../src/redis.js";
 import {
   type ClaimResult,
   createWebhookReceiver,
   type IdempotencyStore,
   type IdempotencyTransaction,
   type TransactionalIdempotencyStore,
+  type TransactionSql,
   tokenVerifier,
+  WebhookConfigurationError,
   type WebhookErrorContext,
 } from "../../src/webhooks.js";
 import { qrisSuccess, webhookRequest } from "../support/webhook-requests.js";
@@ -27,12 +32,16 @@ interface FakeTx {
   abort(): void;
 }
 
-/** A database in miniature, whose COMMIT of an aborted transaction rolls back without an error, as PostgreSQL's. */
-function fakeDatabase() {
+/**
+ * A database in miniature, whose COMMIT of an aborted transaction rolls back without an error, as PostgreSQL's;
+ * `commitFails` makes every COMMIT fail (and roll back).
+ */
+function fakeDatabase({ commitFails = false } = {}) {
   const committed = { keys: new Set<string>(), effects: [] as string[], journal: [] as string[] };
   let transactions = 0;
   const store: IdempotencyStore & TransactionalIdempotencyStore<FakeTx> = {
     transactionalStage,
+    dialect: "postgres",
     claim: () => Promise.reject(new Error("not used")),
     complete: () => Promise.reject(new Error("not used")),
     release: () => Promise.reject(new Error("not used")),
@@ -41,14 +50,24 @@ function fakeDatabase() {
       const staged = { effects: [] as string[], journal: [] as string[] };
       let key: string | undefined;
       let aborted = false;
+      const handle: FakeTx = {
+        write: (table, row) => {
+          if (aborted) throw new Error("current transaction is aborted");
+          staged[table].push(row);
+        },
+        abort: () => {
+          aborted = true;
+        },
+      };
       return {
-        handle: {
-          write: (table, row) => {
-            if (aborted) throw new Error("current transaction is aborted");
-            staged[table].push(row);
-          },
-          abort: () => {
-            aborted = true;
+        handle,
+        // The journal's statement goes through the store's transaction: its "SQL" is the row to stage.
+        sql: {
+          dialect: "postgres",
+          async query(sql, params) {
+            if (sql === "ABORT") handle.abort();
+            else handle.write("journal", String(params[0]));
+            return { rows: [] };
           },
         },
         async claim(candidate): Promise<ClaimResult> {
@@ -57,6 +76,7 @@ function fakeDatabase() {
           return { state: "claimed", attempt: 1 };
         },
         async commit() {
+          if (commitFails) throw new Error("could not commit: the connection was lost");
           if (aborted) return; // ROLLBACK, answered as a successful COMMIT
           if (key !== undefined) committed.keys.add(key);
           committed.effects.push(...staged.effects);
@@ -69,21 +89,22 @@ function fakeDatabase() {
   return { store, committed, transactions: () => transactions };
 }
 
-/** A memory journal that, given the transaction, writes a row through it (as the SQL journals do), or fails. */
+/** A memory journal that writes its entry as a statement of the delivery's transaction (as the SQL journals do). */
 function transactionalJournal(mode: "writes" | "throws" | "aborts" | "hangs") {
-  const journal = new MemoryDeliveryJournal();
+  const journal = new MemoryDeliveryJournal() as MemoryDeliveryJournal & {
+    dialect: "postgres";
+    recordInTransaction(entries: readonly JournalEntry[], transaction: TransactionSql): Promise<void>;
+  };
   const inTransaction: JournalEntry[] = [];
-  const record = journal.record.bind(journal);
-  journal.record = async (entries: readonly JournalEntry[], transaction?: unknown) => {
-    if (transaction === undefined) return record(entries);
-    const tx = transaction as FakeTx;
+  journal.dialect = "postgres";
+  journal.recordInTransaction = async (entries, transaction) => {
     if (mode === "throws") throw new Error("permission denied for table kirimbayar_delivery_journal");
     if (mode === "aborts") {
-      tx.abort();
+      await transaction.query("ABORT", []);
       throw new Error("insert failed: the transaction is aborted");
     }
     if (mode === "hangs") await new Promise(() => {});
-    for (const entry of entries) tx.write("journal", entry.references.qris_history_id as string);
+    for (const entry of entries) await transaction.query("INSERT", [entry.references.qris_history_id]);
     inTransaction.push(...entries);
   };
   return { journal, inTransaction };
@@ -93,6 +114,7 @@ function receiverOn(
   database: ReturnType<typeof fakeDatabase>,
   journal: MemoryDeliveryJournal,
   errors: WebhookErrorContext[],
+  journalOutsideTransaction = false,
 ) {
   return createWebhookReceiver({
     source: "qris",
@@ -100,6 +122,7 @@ function receiverOn(
     idempotency: { store: database.store, transactional: true, operationTimeoutMs: 200 },
     logger: quiet,
     journal,
+    journalOutsideTransaction,
   })
     .on("payment.success", (event, ctx) => ctx.transaction.write("effects", event.data.qris_history_id as string))
     .onError((_error, context) => {
@@ -157,4 +180,108 @@ describe("the journal with transactional handlers", () => {
       expect(database.committed.effects).toEqual([`tx-${mode}`]);
     });
   }
+});
+
+/** Stand-ins for the drivers: the journals and stores are only built here, never asked to run a statement. */
+const pgPool = {
+  query: async () => ({ rows: [] }),
+  connect: async () => ({ query: async () => ({ rows: [] }), release() {} }),
+};
+const mysqlPool = {
+  query: async () => [[], []] as [unknown, unknown],
+  execute: async () => [[], []] as [unknown, unknown],
+  getConnection: async () => ({ ...mysqlPool, release() {}, destroy() {} }),
+};
+const redisClient = { call: async () => null };
+
+function transactionalReceiver(
+  store: IdempotencyStore & TransactionalIdempotencyStore,
+  journal: MemoryDeliveryJournal | PostgresDeliveryJournal | MysqlDeliveryJournal | RedisDeliveryJournal,
+  journalOutsideTransaction?: boolean,
+) {
+  return createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+    idempotency: { store, transactional: true },
+    logger: quiet,
+    journal,
+    ...(journalOutsideTransaction === undefined ? {} : { journalOutsideTransaction }),
+  });
+}
+
+describe("a transactional receiver's journal, checked when the receiver is built", () => {
+  const postgresStore = new PostgresIdempotencyStore({ pool: pgPool });
+  const mysqlStore = new MysqlIdempotencyStore({ pool: mysqlPool });
+
+  it("takes the SQL journal of the store's database, whatever connection it was given", () => {
+    expect(() => transactionalReceiver(postgresStore, new PostgresDeliveryJournal({ pool: pgPool }))).not.toThrow();
+    expect(() => transactionalReceiver(mysqlStore, new MysqlDeliveryJournal({ pool: mysqlPool }))).not.toThrow();
+  });
+
+  it("refuses a journal of the other database, naming the one to pass", () => {
+    const refusal = () => transactionalReceiver(mysqlStore, new PostgresDeliveryJournal({ pool: pgPool }));
+    expect(refusal).toThrow(WebhookConfigurationError);
+    expect(refusal).toThrow(
+      "createWebhookReceiver(qris): the journal writes PostgreSQL statements, but the idempotency store's transactions are on MySQL, so its entry could never commit with the effect. Pass MysqlDeliveryJournal of \"@kirimbayar/core/mysql\" (given any pool, connection or binding to the same database: the entry goes through the delivery's transaction), or journalOutsideTransaction: true to accept entries written after the answer.",
+    );
+    expect(() => transactionalReceiver(postgresStore, new MysqlDeliveryJournal({ pool: mysqlPool }))).toThrow(
+      /writes MySQL statements, .* on PostgreSQL, .* Pass PostgresDeliveryJournal of "@kirimbayar\/core\/postgres"/,
+    );
+  });
+
+  it("refuses the memory and Redis journals, which never write in a transaction, and says so", () => {
+    expect(() => transactionalReceiver(postgresStore, new MemoryDeliveryJournal())).toThrow(
+      /this journal \(kind "memory"\) never writes in a transaction \(memory and Redis journals never do\).* Pass PostgresDeliveryJournal of "@kirimbayar\/core\/postgres".*journalOutsideTransaction: true/,
+    );
+    expect(() => transactionalReceiver(mysqlStore, new RedisDeliveryJournal({ client: redisClient }))).toThrow(
+      /kind "redis"\) never writes in a transaction.* Pass MysqlDeliveryJournal of "@kirimbayar\/core\/mysql"/,
+    );
+  });
+
+  it("refuses an SQL journal beside a store of your own that does not say its database", () => {
+    const { store } = fakeDatabase();
+    const { dialect: _unsaid, ...anonymous } = store;
+    expect(() => transactionalReceiver(anonymous, new PostgresDeliveryJournal({ pool: pgPool }))).toThrow(
+      /the idempotency store does not say which database its transactions are on \(a store of your own sets `dialect` and gives each transaction `sql`\)/,
+    );
+  });
+
+  it("takes any journal with journalOutsideTransaction, and any journal without transactional handlers", () => {
+    expect(() => transactionalReceiver(postgresStore, new MemoryDeliveryJournal(), true)).not.toThrow();
+    expect(() =>
+      transactionalReceiver(postgresStore, new MysqlDeliveryJournal({ pool: mysqlPool }), true),
+    ).not.toThrow();
+    expect(() =>
+      createWebhookReceiver({
+        source: "qris",
+        verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+        idempotency: { store: mysqlStore },
+        journal: new PostgresDeliveryJournal({ pool: pgPool }),
+      }),
+    ).not.toThrow();
+  });
+});
+
+describe("a journal outside the transaction (journalOutsideTransaction: true)", () => {
+  it("records the processed entry once, after the answer, never in the transaction", async () => {
+    const database = fakeDatabase();
+    const journal = new MemoryDeliveryJournal();
+    const errors: WebhookErrorContext[] = [];
+    const receiver = receiverOn(database, journal, errors, true);
+    expect((await receiver.handle(delivery("out-1"))).status).toBe(200);
+    expect(database.committed).toMatchObject({ effects: ["out-1"], journal: [] });
+    const [entry, ...more] = await searchSoon(journal, "out-1", 1);
+    expect(entry).toMatchObject({ outcome: "processed", httpStatus: 200 });
+    expect(more).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("records what the delivery came to when its COMMIT fails: failed, never a processed entry first", async () => {
+    const database = fakeDatabase({ commitFails: true });
+    const journal = new MemoryDeliveryJournal();
+    const receiver = receiverOn(database, journal, [], true);
+    expect((await receiver.handle(delivery("out-2"))).status).toBe(500);
+    await sleep(40);
+    expect((await searchSoon(journal, "out-2", 1)).map((entry) => entry.outcome)).toEqual(["failed"]);
+  });
 });

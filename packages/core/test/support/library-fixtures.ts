@@ -24,7 +24,8 @@ import type { SqlBinding } from "../../src/idempotency/sql/binding.js";
 import { knexBinding } from "../../src/knex.js";
 import { kyselyBinding } from "../../src/kysely.js";
 import { sequelizeBinding } from "../../src/sequelize.js";
-import type { BoundStore, TransactionalFixture } from "./transactional-contract.js";
+import { mysqlJournalOnOwnPool, postgresJournalOnOwnPool } from "./own-journal.js";
+import type { BoundStore, ContractJournal, TransactionalFixture } from "./transactional-contract.js";
 
 export type Dialect = "postgres" | "mysql";
 
@@ -83,6 +84,13 @@ async function adminOf(target: DatabaseTarget) {
     },
     end: () => admin.end(),
   };
+}
+
+/** The dialect's SQL journal over a driver pool of its own (not the library's). */
+function journalOn(target: DatabaseTarget, table: string): Promise<ContractJournal> {
+  return target.dialect === "postgres"
+    ? postgresJournalOnOwnPool(pgConfig(target.port, 2), table)
+    : mysqlJournalOnOwnPool(mysqlConfig(target.port, 2), table);
 }
 
 /** The statement that reads the backend of the connection it runs on. */
@@ -153,6 +161,7 @@ export async function knexFixture(target: DatabaseTarget): Promise<Transactional
       await admin.kill(row.id);
     },
     unreachableStore: () => target.makeStore(knexBinding(unreachable)),
+    journal: (journalTable) => journalOn(target, journalTable),
     close: async () => {
       await db.destroy();
       await unreachable.destroy();
@@ -200,6 +209,7 @@ export async function kyselyFixture(target: DatabaseTarget): Promise<Transaction
       await admin.kill(rows[0]?.id);
     },
     unreachableStore: () => target.makeStore(kyselyBinding(unreachable)),
+    journal: (journalTable) => journalOn(target, journalTable),
     close: async () => {
       await db.destroy();
       await unreachable.destroy();
@@ -239,6 +249,7 @@ export async function drizzlePgFixture(
       await admin.kill(result.rows[0]?.id);
     },
     unreachableStore: () => target.makeStore(drizzleBinding(unreachable)),
+    journal: (journalTable) => journalOn(target, journalTable),
     close: async () => {
       await db.$client.end();
       await unreachable.$client.end();
@@ -268,6 +279,7 @@ export async function drizzleMysqlFixture(
       await admin.kill(rows[0]?.id);
     },
     unreachableStore: () => target.makeStore(drizzleBinding(unreachable)),
+    journal: (journalTable) => journalOn(target, journalTable),
     close: async () => {
       await db.$client.promise().end();
       await unreachable.$client.promise().end();
@@ -328,6 +340,7 @@ export async function sequelizeFixture(target: DatabaseTarget): Promise<Transact
       }
     },
     unreachableStore: () => target.makeStore(sequelizeBinding(unreachable)),
+    journal: (journalTable) => journalOn(target, journalTable),
     close: async () => {
       await sequelize.close();
       await unreachable.close();

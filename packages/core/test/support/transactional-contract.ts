@@ -6,9 +6,11 @@
 // Use it at the top level of a test file:
 //   transactionalContract("prisma", async () => ({ store, markPaid, paidCount, killBackend, unreachableStore, ... }));
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { IdempotencyStore, TransactionalIdempotencyStore } from "../../src/webhooks.js";
+import type { DeliveryJournal } from "../../src/journal.js";
+import type { IdempotencyStore, TransactionalIdempotencyStore, TransactionSql } from "../../src/webhooks.js";
 import { createWebhookReceiver, tokenVerifier } from "../../src/webhooks.js";
 import { storeContract } from "./store-contract.js";
+import { watchedCommits } from "./watched-commits.js";
 import { qrisSuccess, webhookRequest } from "./webhook-requests.js";
 
 /** A store built on the binding under test (e.g. `new PostgresIdempotencyStore({ binding })`). */
@@ -38,9 +40,17 @@ export interface TransactionalFixture<Tx> {
   killBackend(tx: Tx): Promise<void>;
   /** A store built the same way on a database nobody listens on (e.g. port 1): every operation fails. */
   unreachableStore(): BoundStore<Tx>;
+  /**
+   * The SQL delivery journal of the same database on `table` (its schema ensured), over a connection of its own (the
+   * driver's pool, never the library's): its transactional entries must still go through the delivery's transaction.
+   */
+  journal(table: string): Promise<ContractJournal>;
   /** Ends the library's pools and anything else the fixture opened. */
   close(): Promise<void>;
 }
+
+/** An SQL journal as the contract uses it. */
+export type ContractJournal = DeliveryJournal & { flush(): Promise<void> };
 
 const TOKEN = "contract-token";
 const quiet = { warn: () => {}, error: () => {} };
@@ -251,6 +261,69 @@ export function transactionalContract<Tx>(name: string, setup: () => Promise<Tra
           expect((await receiver.handle(delivery(order(`unreachable-${transactional}`)))).status).toBe(503);
         }
         expect(ran).toBe(false);
+      });
+    });
+
+    describe("the delivery journal, given a connection of its own", () => {
+      /** A receiver whose handler marks the order paid, journalling into `journal`, its commits watched. */
+      async function journalledShop(journal: ContractJournal, watch: (store: BoundStore<Tx>) => BoundStore<Tx>) {
+        const store = fixture.store(table());
+        await store.ensureSchema();
+        const receiver = createWebhookReceiver({
+          source: "qris",
+          verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+          idempotency: { store: watch(store), transactional: true },
+          logger: quiet,
+          journal,
+        }).on("payment.success", async (event, ctx) => {
+          await fixture.markPaid(ctx.transaction, String(event.data.qris_history_id));
+        });
+        return receiver;
+      }
+
+      const countInside = (sql: TransactionSql, journalTable: string, id: string) =>
+        sql.query(
+          `SELECT COUNT(*) AS n FROM ${journalTable} WHERE qris_history_id = ${sql.dialect === "postgres" ? "$1" : "?"}`,
+          [id],
+        );
+
+      it("writes the processed entry in the delivery's transaction: seen inside it before COMMIT, outside only after", async () => {
+        const id = order("journal-commit");
+        const journalTable = `${table()}_journal`;
+        const journal = await fixture.journal(journalTable);
+        const seen: { inside: number; outside: number }[] = [];
+        const receiver = await journalledShop(journal, (store) =>
+          watchedCommits(store, async (sql) => {
+            await journal.flush();
+            const inside = Number((await countInside(sql, journalTable, id)).rows[0]?.n);
+            seen.push({ inside, outside: (await journal.search({ reference: id })).length });
+          }),
+        );
+        expect((await receiver.handle(delivery(id))).status).toBe(200);
+        // In the transaction (through the store's connection), not yet committed where the journal's own pool reads.
+        expect(seen).toEqual([{ inside: 1, outside: 0 }]);
+        await journal.flush();
+        expect((await journal.search({ reference: id })).map((entry) => [entry.outcome, entry.httpStatus])).toEqual([
+          ["processed", 200],
+        ]);
+        expect(await paidCount(id)).toBe(1);
+        await journal.close();
+      });
+
+      it("leaves neither the effect nor the processed entry when the COMMIT is lost; the entry says failed", async () => {
+        const id = order("journal-lost");
+        const journal = await fixture.journal(`${table()}_journal`);
+        const receiver = await journalledShop(journal, (store) => watchedCommits(store, async () => {}, true));
+        expect((await receiver.handle(delivery(id))).status).toBe(500);
+        await vi.waitFor(
+          async () => {
+            await journal.flush();
+            expect((await journal.search({ reference: id })).map((entry) => entry.outcome)).toEqual(["failed"]);
+          },
+          { timeout: 3_000, interval: 20 },
+        );
+        expect(await paidCount(id)).toBe(0);
+        await journal.close();
       });
     });
 

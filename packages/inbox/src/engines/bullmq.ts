@@ -2,7 +2,14 @@ import { inboxStage } from "@kirimbayar/core";
 import type { InboxMessage } from "@kirimbayar/core/webhooks";
 import { type ConnectionOptions, type Job, Queue, UnrecoverableError, Worker } from "bullmq";
 import type { ConsumeOptions, DeadLetter, InboxAttempt, InboxConsumer, InboxQueue, InboxStats } from "../types.js";
+import { checkClusterPrefix } from "./bullmq/cluster-prefix.js";
 import { watchLostFetches } from "./bullmq/lost-fetches.js";
+import {
+  type BullMqReplicaAcknowledgement,
+  type ReplicaAcknowledger,
+  replicaAcknowledgementOf,
+  replicaAcknowledger,
+} from "./bullmq/replica-acknowledgement.js";
 import { reconnectDelay, rescueRedisOf } from "./bullmq/rescue-redis.js";
 import { bullMqIdOfKey } from "./job-ids.js";
 
@@ -36,13 +43,19 @@ export interface BullMqRedisClient {
 /** Options of {@link createBullMqInbox}. */
 export interface BullMqInboxOptions {
   /**
-   * Redis connection for the queue and its workers: options (`{ host, port }`) or an ioredis instance. Workers need
-   * `maxRetriesPerRequest: null` (BullMQ's rule); with options the inbox sets it.
+   * Redis connection for the queue and its workers: options (`{ host, port }`, or Sentinel's `{ sentinels, name }`)
+   * or an ioredis instance (a Redis Cluster only as an instance: `new Cluster(nodes, { redisOptions:
+   * { maxRetriesPerRequest: null } })`). Workers need `maxRetriesPerRequest: null` (BullMQ's rule); with options the
+   * inbox sets it.
    */
   connection: BullMqConnection;
   /** Queue name (default `kirimbayar-inbox`; no `:`). */
   name?: string;
-  /** Redis key prefix (BullMQ's default `bull`). */
+  /**
+   * Redis key prefix (BullMQ's default `bull`). On a Redis Cluster give one with a hash tag, `"{kirimbayar}"`: every
+   * key of the queue then lands on one slot, which BullMQ's scripts need; a cluster connection without one is
+   * refused when the inbox is built.
+   */
   prefix?: string;
   /** How long a finished event's job is kept, so a redelivery in that time adds none (default 24 h). */
   keepCompletedMs?: number;
@@ -58,6 +71,17 @@ export interface BullMqInboxOptions {
    * stalledIntervalMs` after the last renewal: 40 s by default. One Lua script per interval for all workers.
    */
   stalledIntervalMs?: number;
+  /**
+   * Off by default. With replicas (Sentinel, Cluster, a managed Redis with replicas): answer a delivery 200 only once
+   * its job is on the current master and this many replicas acknowledged it (`WAIT`, on a connection of the inbox's
+   * own), so that a failover cannot take back an event the provider was told is safe. Fewer acknowledgements in
+   * time: the delivery is answered 503 and the provider's retry queues it again (under the same id, so at most
+   * once). While no replica answers, every delivery is refused.
+   *
+   * @example
+   * await createBullMqInbox({ connection, replicaAcknowledgement: { replicas: 1, timeoutMs: 500 } });
+   */
+  replicaAcknowledgement?: BullMqReplicaAcknowledgement;
 }
 
 interface JobData {
@@ -93,6 +117,8 @@ const DEFAULT_STALLED_INTERVAL_MS = 5_000;
  */
 export async function createBullMqInbox(options: BullMqInboxOptions): Promise<InboxQueue> {
   const name = options.name ?? "kirimbayar-inbox";
+  checkClusterPrefix(options.connection, options.prefix, name);
+  const acknowledgement = replicaAcknowledgementOf(options.replicaAcknowledgement);
   const connection = withWorkerSettings(options.connection as ConnectionOptions);
   const base = { connection, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) };
   const queue = new Queue<JobData>(name, base);
@@ -100,6 +126,15 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
   queue.on("error", () => {});
   const keepCompletedMs = options.keepCompletedMs ?? 24 * 60 * 60_000;
   const workers = new Map<Worker<JobData>, () => void>();
+  let acknowledger: ReplicaAcknowledger | undefined;
+  if (acknowledgement !== undefined) {
+    try {
+      acknowledger = await replicaAcknowledger(options.connection, acknowledgement, queue.toKey("replica-ack"));
+    } catch (error) {
+      await queue.close();
+      throw error;
+    }
+  }
 
   function deadLetterOf(job: Job<JobData>, logs: string[]): DeadLetter {
     return { id: String(job.id), message: job.data.message, attempts: attemptsOf(logs), deadAt: job.finishedOn ?? 0 };
@@ -116,17 +151,19 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
 
     async enqueue(message) {
       // With an existing id BullMQ keeps the first job; both answers are 200, so "queued" serves for both.
+      const jobId = bullMqIdOfKey(message.key);
       await queue.add(
         "event",
         { message },
         {
-          jobId: bullMqIdOfKey(message.key),
+          jobId,
           attempts: 1_000_000, // the worker decides when an event is dead (its retry period), not a count
           backoff: { type: BACKOFF_TYPE },
           removeOnComplete: { age: Math.ceil(keepCompletedMs / 1000) },
           removeOnFail: false,
         },
       );
+      await acknowledger?.confirm(queue.toKey(jobId));
       return "queued";
     },
 
@@ -232,6 +269,7 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
         }),
       );
       await queue.close();
+      acknowledger?.close();
     },
   };
   await queue.waitUntilReady();

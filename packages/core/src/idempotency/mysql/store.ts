@@ -12,6 +12,7 @@ import {
   IdempotencyStoreUnavailableError,
   type IdempotencyTransaction,
   type TransactionalIdempotencyStore,
+  type TransactionSql,
 } from "../types.js";
 import {
   claimBatchWith,
@@ -194,6 +195,8 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   #turn: Promise<unknown> = Promise.resolve();
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
   readonly transactionalStage = transactionalStage;
+  /** Its transactions are on MySQL or MariaDB (the receiver checks its delivery journal against it). */
+  readonly dialect = "mysql";
 
   constructor(options: MysqlIdempotencyStoreOptions<Tx>) {
     const { pool, connection, binding } = options ?? {};
@@ -428,6 +431,7 @@ class MysqlTransaction implements IdempotencyTransaction {
   #locked: string | undefined;
   /** Present on a pooled connection only (see {@link IdempotencyTransaction.abandon}). */
   readonly abandon?: () => void;
+  #sql: TransactionSql | undefined;
 
   constructor(
     readonly handle: MysqlQueryable,
@@ -448,6 +452,19 @@ class MysqlTransaction implements IdempotencyTransaction {
     this.#ended = true;
     this.#abandoned = true;
     this.done(true);
+  }
+
+  /** Other statements of the transaction (the journal's entry), on its connection. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "mysql",
+      query: (sql, params) => {
+        // Before the claim nothing is open; after the end the connection may serve another delivery.
+        if (!this.#open || this.#ended) return Promise.reject(new Error("the delivery's transaction is not open"));
+        return this.#send({ sql, values: params as MysqlStatement["values"], kind: "write" });
+      },
+    };
+    return this.#sql;
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
@@ -539,6 +556,7 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
   #ended = false;
   #abandoned = false;
   #locked: string | undefined;
+  #sql: TransactionSql | undefined;
 
   constructor(
     private readonly binding: SqlBinding<Tx>,
@@ -550,6 +568,18 @@ class BoundMysqlTransaction<Tx> implements IdempotencyTransaction<Tx> {
 
   get handle(): Tx {
     return this.held.tx;
+  }
+
+  /** Other statements of the transaction (the journal's entry), through the library's transaction object. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "mysql",
+      query: (sql, params) =>
+        this.#ended
+          ? Promise.reject(new Error("the delivery's transaction is not open"))
+          : this.binding.query(sql, params, this.held.tx),
+    };
+    return this.#sql;
   }
 
   #run = async (statement: MysqlStatement): Promise<MysqlStatementResult> => {

@@ -1,6 +1,6 @@
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
-import type { ClaimResult, IdempotencyTransaction } from "../types.js";
+import type { ClaimResult, IdempotencyTransaction, TransactionSql } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
 import type { Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
@@ -31,6 +31,7 @@ export interface BoundClaimTexts {
 export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
   #ended = false;
   #abandoned = false;
+  #sql: TransactionSql | undefined;
 
   constructor(
     private readonly binding: SqlBinding<Tx>,
@@ -40,6 +41,27 @@ export class BoundTransaction<Tx> implements IdempotencyTransaction<Tx> {
 
   get handle(): Tx {
     return this.held.tx;
+  }
+
+  /** Other statements of the transaction (the journal's entry), through the library's transaction object. */
+  get sql(): TransactionSql {
+    this.#sql ??= { dialect: "postgres", query: (sql, params, name) => this.#statement(sql, params, name) };
+    return this.#sql;
+  }
+
+  async #statement(sql: string, params: readonly unknown[], name: string | undefined): Promise<SqlResult> {
+    if (this.#ended) throw new Error("the delivery's transaction is not open");
+    const { scope, report } = this.claims.statements;
+    // Named where the claim is, while the binding's pool keeps such statements.
+    const named = name !== undefined && this.claims.named && statementModeOf(scope).named;
+    try {
+      return await this.binding.query(sql, params, this.held.tx, named ? name : undefined);
+    } catch (error) {
+      // A pooler refused the name before it ran, and aborted the transaction: the receiver rolls it back and records
+      // the entry outside; the binding sends no more names from now on.
+      if (named && isPoolerStatementError(error)) recordStatementRefusal(scope, "named", error, report);
+      throw error;
+    }
   }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {

@@ -1,4 +1,4 @@
-import type { ClaimResult, IdempotencyTransaction } from "../types.js";
+import type { ClaimResult, IdempotencyTransaction, TransactionSql } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
 import type { PgQueryable, Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
@@ -16,6 +16,7 @@ export interface CallbackTransactions {
 export class CallbackTransaction implements IdempotencyTransaction {
   #ended = false;
   #abandoned = false;
+  #sql: TransactionSql | undefined;
 
   constructor(
     readonly handle: PgQueryable,
@@ -24,6 +25,18 @@ export class CallbackTransaction implements IdempotencyTransaction {
     private readonly release: () => void,
     private readonly claimSql: Statement,
   ) {}
+
+  /** Other statements of the transaction (the journal's entry), through PGlite's transaction object. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "postgres",
+      query: (sql, params) =>
+        this.#ended
+          ? Promise.reject(new Error("the delivery's transaction is not open"))
+          : this.handle.query(sql, [...params]),
+    };
+    return this.#sql;
+  }
 
   async claim(key: string, retentionMs: number): Promise<ClaimResult> {
     let row: Record<string, unknown> | undefined;

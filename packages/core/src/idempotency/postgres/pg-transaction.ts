@@ -1,4 +1,5 @@
-import type { ClaimResult, IdempotencyTransaction } from "../types.js";
+import type { SqlResult } from "../sql/binding.js";
+import type { ClaimResult, IdempotencyTransaction, TransactionSql } from "../types.js";
 import { transactionalClaimOf } from "./claim-row.js";
 import { type PgQueryable, type QueryResult, runOn, type Statement } from "./connection.js";
 import { unavailable } from "./errors.js";
@@ -44,6 +45,7 @@ export class PostgresTransaction implements IdempotencyTransaction {
   #abandoned = false;
   /** Present on a pooled connection only (see {@link IdempotencyTransaction.abandon}). */
   readonly abandon?: () => void;
+  #sql: TransactionSql | undefined;
 
   constructor(
     readonly handle: PgQueryable,
@@ -55,6 +57,31 @@ export class PostgresTransaction implements IdempotencyTransaction {
     pooled: boolean,
   ) {
     if (pooled) this.abandon = () => this.#abandon();
+  }
+
+  /** Other statements of the transaction (the journal's entry), on its connection, prepared as the store's are. */
+  get sql(): TransactionSql {
+    this.#sql ??= {
+      dialect: "postgres",
+      query: (sql, params, statementName) => this.#statement(sql, params, statementName),
+    };
+    return this.#sql;
+  }
+
+  async #statement(sql: string, params: readonly unknown[], name: string | undefined): Promise<SqlResult> {
+    // Before the claim nothing is open; after the end the connection may serve another delivery.
+    if (!this.#open || this.#ended) throw new Error("the delivery's transaction is not open");
+    const { scope, report } = this.statements;
+    // Named (parsed once per connection) where the store's own statements are, while its pool keeps such statements.
+    const named = name !== undefined && this.usePrepared && statementModeOf(scope).named;
+    try {
+      return await runOn(this.handle, named ? { text: sql, name } : { text: sql }, [...params], named);
+    } catch (error) {
+      // A pooler refused the name before it ran, and aborted the transaction: the receiver rolls it back and records
+      // the entry outside; the pool sends no more names from now on.
+      if (named && isPoolerStatementError(error)) recordStatementRefusal(scope, "named", error, report);
+      throw error;
+    }
   }
 
   // The pool closes a connection given back with an error (a statement in flight fails at once), and the database

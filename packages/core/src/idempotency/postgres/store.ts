@@ -122,6 +122,8 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
   #turn: Promise<unknown> = Promise.resolve();
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
   readonly transactionalStage = transactionalStage;
+  /** Its transactions are on PostgreSQL (the receiver checks its delivery journal against it). */
+  readonly dialect = "postgres";
 
   constructor(options: PostgresIdempotencyStoreOptions<Tx>) {
     const { pool, client, binding } = options ?? {};

@@ -1,4 +1,12 @@
 // The Redis idempotency store (ioredis or node-redis): what `@kirimbayar/core/redis` and the delivery journal beside
 // it take from this folder.
-export type { IoRedisLikeClient, NodeRedisLikeClient } from "./command-sender.js";
+export type {
+  IoRedisLikeClient,
+  IoRedisLikePipeline,
+  NodeRedisClusterLikeClient,
+  NodeRedisLikeClient,
+  NodeRedisSentinelLikeClient,
+  RedisLikeClient,
+} from "./command-sender.js";
+export type { RedisReplicaAcknowledgement } from "./replica-acknowledgement.js";
 export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from "./store.js";

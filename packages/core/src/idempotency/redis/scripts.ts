@@ -3,19 +3,28 @@
 
 // Record key: "p:<owner>" while a lease is live, "done" once completed. A sibling key counts released (failed)
 // attempts. Both share a hash tag so they land on the same Redis Cluster slot.
+// ARGV[3] is "1" with replica acknowledgement: a completed record found is written again (same value, same expiry),
+// so that the WAIT sent after the script on this connection covers it, whichever connection first wrote it.
 export const CLAIM_SCRIPT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return {1, redis.call('GET', KEYS[2]) or '0'}
 end
-return {0, redis.call('GET', KEYS[1]) or ''}`;
+local value = redis.call('GET', KEYS[1]) or ''
+if value == 'done' and ARGV[3] == '1' then redis.call('SET', KEYS[1], 'done', 'KEEPTTL') end
+return {0, value}`;
 
 // Compare-and-set: only the claimant (or nobody, after its lease expired unclaimed) may mark the key completed.
+// 1: marked; 2: it already was (written again with ARGV[3] "1", as in the claim); 0: another delivery holds it.
 export const COMPLETE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] or not current then
   redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
   redis.call('DEL', KEYS[2])
   return 1
+end
+if current == 'done' then
+  if ARGV[3] == '1' then redis.call('SET', KEYS[1], 'done', 'KEEPTTL') end
+  return 2
 end
 return 0`;
 

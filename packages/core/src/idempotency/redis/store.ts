@@ -1,14 +1,25 @@
 import type { IdempotencyRecordView } from "../../journal/types.js";
 import { timerDelay } from "../../timer-delay.js";
-import { type ClaimResult, type IdempotencyStore, IdempotencyStoreUnavailableError } from "../types.js";
-import { type IoRedisLikeClient, type NodeRedisLikeClient, redisCommandSender } from "./command-sender.js";
+import { WebhookConfigurationError } from "../../webhooks/errors.js";
+import {
+  type ClaimResult,
+  IdempotencyRecordNotDurableError,
+  type IdempotencyStore,
+  IdempotencyStoreUnavailableError,
+} from "../types.js";
+import { type RedisConnection, type RedisLikeClient, redisConnection } from "./command-sender.js";
 import { type ObservableRedisClient, RedisReadiness } from "./readiness.js";
+import { type RedisReplicaAcknowledgement, type ReplicaWait, replicaWaitOf } from "./replica-acknowledgement.js";
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, INSPECT_SCRIPT, RELEASE_SCRIPT, WITHDRAW_SCRIPT } from "./scripts.js";
 
 /** Options of {@link RedisIdempotencyStore}. */
 export interface RedisIdempotencyStoreOptions {
-  /** An ioredis or node-redis (v4/v5) client you created and connected; the store never closes it. */
-  client: IoRedisLikeClient | NodeRedisLikeClient;
+  /**
+   * A client you created and connected; the store never closes it. ioredis (`new Redis(url)`, in Sentinel mode
+   * `new Redis({ sentinels, name })`, or `new Redis.Cluster(nodes)`) or node-redis v4/v5 (`createClient`,
+   * `createCluster`, `createSentinel`).
+   */
+  client: RedisLikeClient;
   /** Prefix of every key; default `"kirimbayar:webhook:"`. */
   keyPrefix?: string;
   /**
@@ -20,6 +31,22 @@ export interface RedisIdempotencyStoreOptions {
   operationTimeoutMs?: number;
   /** Where the one-time advice about the client's offline queue goes; default `console`. */
   logger?: { warn(message: string): void };
+  /**
+   * Off by default. With replicas (Sentinel, Cluster, a managed Redis with replicas), wait for this many replicas to
+   * acknowledge each record a delivery's answer depends on (`WAIT` on the same connection, the key's node in a
+   * cluster) before the answer: the claim before the handlers run, the completion before the 200, and a completed
+   * record a duplicate is answered 200 for. Replication is asynchronous: without this, a record the master
+   * acknowledged can be missing on the replica a failover promotes, and a redelivery then runs the handlers again.
+   * Fewer acknowledgements in time is a store failure: 503 with nothing run, or, after the handlers ran, the claim
+   * released and 503 instead of 200 (also when the completion's outcome is unknown: a node that died mid-write),
+   * so the event is never processed again after a 200; the provider's retry may run it again then, as without
+   * Redis replicas. It costs one replica round trip per write and, while no replica answers, every delivery is
+   * refused; see the Deploying guide (docs/guides/operations/deploying-redis.md).
+   *
+   * @example
+   * new RedisIdempotencyStore({ client, replicaAcknowledgement: { replicas: 1, timeoutMs: 500 } });
+   */
+  replicaAcknowledgement?: RedisReplicaAcknowledgement;
 }
 
 /**
@@ -39,15 +66,24 @@ export interface RedisIdempotencyStoreOptions {
  * const store = new RedisIdempotencyStore({ client: new Redis(process.env.REDIS_URL!, { enableOfflineQueue: false }) });
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
-  readonly #send: (args: string[]) => Promise<unknown>;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #timeoutMs: number;
   readonly #readiness: RedisReadiness;
+  readonly #replicaWait: ReplicaWait | undefined;
 
   constructor(options: RedisIdempotencyStoreOptions) {
-    this.#send = redisCommandSender(options.client, "RedisIdempotencyStore");
-    this.#prefix = options.keyPrefix ?? "kirimbayar:webhook:";
-    this.#timeoutMs = timerDelay(options.operationTimeoutMs ?? 1_000);
+    this.#connection = redisConnection(options?.client, "RedisIdempotencyStore");
+    const prefix = options.keyPrefix ?? "kirimbayar:webhook:";
+    if (typeof prefix !== "string")
+      throw new WebhookConfigurationError("RedisIdempotencyStore: keyPrefix must be a string");
+    this.#prefix = prefix;
+    const timeoutMs = options.operationTimeoutMs ?? 1_000;
+    if (!(typeof timeoutMs === "number" && timeoutMs > 0)) {
+      throw new WebhookConfigurationError("RedisIdempotencyStore: operationTimeoutMs must be a positive number");
+    }
+    this.#timeoutMs = timerDelay(timeoutMs);
+    this.#replicaWait = replicaWaitOf(options.replicaAcknowledgement, this.#connection, "RedisIdempotencyStore");
     this.#readiness = new RedisReadiness(options.client as ObservableRedisClient);
     adviseOnOfflineQueue(options.client, options.logger ?? console);
   }
@@ -66,53 +102,104 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(key: string, owner: string, leaseMs: number): Promise<ClaimResult> {
-    const reply = await this.#eval(CLAIM_SCRIPT, key, `p:${owner}`, leaseMs, (late) => {
+    const withdraw = () => this.#eval(WITHDRAW_SCRIPT, key, `p:${owner}`, leaseMs).catch(() => {});
+    const { reply, acknowledged } = await this.#evalAcknowledged(CLAIM_SCRIPT, key, `p:${owner}`, leaseMs, (late) => {
       // The caller was already told the store did not answer: give the key back if this claim took it.
-      if (Array.isArray(late) && Number(late[0]) === 1) {
-        this.#eval(WITHDRAW_SCRIPT, key, `p:${owner}`, leaseMs).catch(() => {});
-      }
+      if (Array.isArray(late) && Number(late[0]) === 1) withdraw();
     });
     if (!Array.isArray(reply)) throw unexpectedReply("claim");
     const [claimed, detail] = reply as [unknown, unknown];
-    if (Number(claimed) === 1) return { state: "claimed", attempt: Number(detail ?? 0) + 1 };
-    return String(detail) === "done" ? { state: "completed" } : { state: "in_progress" };
+    if (Number(claimed) === 1) {
+      if (!acknowledged) {
+        // Nothing ran: the claim goes, so the provider's retry is not answered 409 for a whole lease.
+        withdraw();
+        throw this.#notAcknowledged("claim");
+      }
+      return { state: "claimed", attempt: Number(detail ?? 0) + 1 };
+    }
+    if (String(detail) !== "done") return { state: "in_progress" };
+    // A 200 for a duplicate vouches for the record as much as the first delivery's 200 did.
+    if (!acknowledged) throw this.#notAcknowledged("completed record");
+    return { state: "completed" };
   }
 
   async complete(key: string, owner: string, retentionMs: number): Promise<boolean> {
-    return Number(await this.#eval(COMPLETE_SCRIPT, key, `p:${owner}`, retentionMs)) === 1;
+    let outcome: { reply: unknown; acknowledged: boolean };
+    try {
+      outcome = await this.#evalAcknowledged(COMPLETE_SCRIPT, key, `p:${owner}`, retentionMs);
+    } catch (error) {
+      // With replicaAcknowledgement a completion that cannot be confirmed, for whatever reason (a node that died
+      // mid-write, a timeout), is not durable as far as the answer goes: 503 and the claim released, never a 200
+      // after retries that a failover can take back.
+      if (this.#replicaWait === undefined) throw error;
+      throw new IdempotencyRecordNotDurableError("The completion could not be confirmed on the Redis replicas", {
+        cause: error,
+      });
+    }
+    const { reply, acknowledged } = outcome;
+    const state = Number(reply);
+    // 0: another delivery holds the key; there is nothing of this one's to vouch for.
+    if (state !== 0 && !acknowledged) throw this.#notAcknowledged("completion");
+    return state === 1;
   }
 
   async release(key: string, owner: string, retentionMs: number): Promise<boolean> {
     return Number(await this.#eval(RELEASE_SCRIPT, key, `p:${owner}`, retentionMs)) === 1;
   }
 
-  #eval(
+  #notAcknowledged(what: string): IdempotencyRecordNotDurableError {
+    const wait = this.#replicaWait as ReplicaWait;
+    return new IdempotencyRecordNotDurableError(
+      `Fewer than ${wait.replicas} Redis replica(s) acknowledged the ${what} within ${wait.timeoutMs} ms`,
+    );
+  }
+
+  #evalArgs(script: string, key: string, value: string, ttlMs: number): { recordKey: string; args: string[] } {
+    const recordKey = `${this.#prefix}{${key}}`;
+    const ttl = String(Math.max(1, Math.ceil(ttlMs)));
+    const touch = this.#replicaWait === undefined ? "0" : "1";
+    return { recordKey, args: ["EVAL", script, "2", recordKey, `${recordKey}:attempts`, value, ttl, touch] };
+  }
+
+  #eval(script: string, key: string, value: string, ttlMs: number): Promise<unknown> {
+    const { recordKey, args } = this.#evalArgs(script, key, value, ttlMs);
+    return this.#bounded(() => this.#connection.send(args, recordKey), this.#timeoutMs);
+  }
+
+  // The script, then (with replicaAcknowledgement) WAIT right behind it on the same connection: whether as many
+  // replicas as asked acknowledged every write of this connection up to the script's.
+  async #evalAcknowledged(
     script: string,
     key: string,
     value: string,
     ttlMs: number,
     lateReply?: (reply: unknown) => void,
-  ): Promise<unknown> {
-    const recordKey = `${this.#prefix}{${key}}`;
-    const args = [
-      "EVAL",
-      script,
-      "2",
-      recordKey,
-      `${recordKey}:attempts`,
-      value,
-      String(Math.max(1, Math.ceil(ttlMs))),
-    ];
+  ): Promise<{ reply: unknown; acknowledged: boolean }> {
+    const { recordKey, args } = this.#evalArgs(script, key, value, ttlMs);
+    const wait = this.#replicaWait;
+    if (wait === undefined) {
+      const reply = await this.#bounded(() => this.#connection.send(args, recordKey), this.#timeoutMs, lateReply);
+      return { reply, acknowledged: true };
+    }
+    const { replies, acknowledged } = await this.#bounded(
+      () => wait.run([args], recordKey),
+      this.#timeoutMs + wait.timeoutMs,
+      lateReply === undefined ? undefined : (late) => lateReply(late.replies[0]),
+    );
+    return { reply: replies[0], acknowledged: acknowledged >= wait.replicas };
+  }
+
+  #bounded<T>(send: () => Promise<T>, timeoutMs: number, lateReply?: (reply: T) => void): Promise<T> {
     // A client on its way back (Redis just returned) gets the rest of the time limit to be ready: the first
     // delivery after an outage then succeeds instead of being refused by a client a moment from ready.
     const ready = this.#readiness.whenReady();
-    if (ready === undefined) return withTimeout(this.#send(args), this.#timeoutMs, lateReply);
+    if (ready === undefined) return withTimeout(send(), timeoutMs, lateReply);
     let expired = false;
     const sent = ready.then(() => {
       if (expired) throw new IdempotencyStoreUnavailableError("The Redis client was not ready in time");
-      return this.#send(args);
+      return send();
     });
-    return withTimeout(sent, this.#timeoutMs, lateReply, () => {
+    return withTimeout(sent, timeoutMs, lateReply, () => {
       expired = true;
     });
   }

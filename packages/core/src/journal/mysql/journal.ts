@@ -1,5 +1,6 @@
 import type { MysqlCallbackApi, MysqlQueryable } from "../../idempotency/mysql/store.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import type { TransactionSql } from "../../idempotency/types.js";
 import { journalStage } from "../stage.js";
 import {
   entryOf,
@@ -17,6 +18,7 @@ import {
 import {
   assertOneConnection,
   boundedRunLimit,
+  insertInTransaction,
   retentionOf,
   SqlJournalWrites,
   SWEEP_BATCH,
@@ -74,9 +76,12 @@ interface Result {
  * table of entries and one of reconcile runs (create them with {@link MysqlDeliveryJournal.ensureSchema} or
  * `sql/mysql-journal.sql`).
  *
- * A delivery with an open transaction (`idempotency: { transactional: true }`) writes its entry through it, so the
- * entry commits or rolls back with the effect. Other entries are batched: one multi-row `INSERT` per batch (see
- * `batching`); {@link MysqlDeliveryJournal.close} writes what is left. Every value is a bound parameter (`execute`:
+ * A transactional delivery (`idempotency: { transactional: true }`) writes its entry as a statement of its own
+ * transaction, on the `MysqlIdempotencyStore`'s connection whatever `pool`, `connection` or `binding` this journal was
+ * given (`MysqlDeliveryJournal({ pool })` beside a TypeORM-bound store included), so the entry commits or rolls back
+ * with the effect. Beside a store of another database the receiver refuses it when it is built. Other entries are
+ * batched: one multi-row `INSERT` per batch (see `batching`); {@link MysqlDeliveryJournal.flush} writes them now,
+ * {@link MysqlDeliveryJournal.close} on shutdown. Every value is a bound parameter (`execute`:
  * server-side prepared); text is cut to its column's length; times are UTC whatever the session's `time_zone`.
  *
  * @example
@@ -87,6 +92,8 @@ interface Result {
 export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJournal {
   /** `"mysql"`. */
   readonly kind = "mysql";
+  /** Its statements are MySQL's: a transactional delivery's entry goes through the delivery's transaction. */
+  readonly dialect = "mysql";
   /** The receiver's journal stage, brought by the journal. */
   readonly journalStage = journalStage;
   /** Whether entries' bodies are stored. */
@@ -153,6 +160,16 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
     const rows = entries.map((entry) => rowOf(entry, this.recordBodies));
     return this.#writes.record(rows, transaction);
+  }
+
+  /**
+   * Records a transactional delivery's entries as one statement of its transaction, on the idempotency store's
+   * connection (whatever `pool`, `connection` or `binding` this journal was given), so they commit or roll back with
+   * the effect. The receiver calls it; rejects with a `DeliveryJournalWriteError`.
+   */
+  recordInTransaction(entries: readonly JournalEntry[], transaction: TransactionSql): Promise<void> {
+    const { sql, values } = this.#insertStatement(entries.map((entry) => rowOf(entry, this.recordBodies)));
+    return insertInTransaction("MySQL journal", "mysql", transaction, (through) => through.query(sql, values));
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {
@@ -263,11 +280,16 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
 
   /** One multi-row insert of `rows` (every value a placeholder), through `tx` when given. */
   #insert(rows: JournalRow[], tx?: Tx & MysqlQueryable): Promise<Result> {
+    const { sql, values } = this.#insertStatement(rows);
+    return this.#run(sql, values, tx);
+  }
+
+  #insertStatement(rows: JournalRow[]): { sql: string; values: unknown[] } {
     const sql = `INSERT INTO ${this.#table} (${JOURNAL_COLUMNS.join(", ")}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(", ")}`;
     const values = rows.flatMap((row) =>
       JOURNAL_COLUMNS.map((column) => (column === "at" ? utc(row.at) : row[column])),
     );
-    return this.#run(sql, values, tx);
+    return { sql, values };
   }
 
   async #run(sql: string, values: unknown[], tx?: Tx & MysqlQueryable): Promise<Result> {

@@ -8,6 +8,7 @@ import {
   statementModeOf,
 } from "../../idempotency/postgres/statement-mode.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import type { TransactionSql } from "../../idempotency/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../../webhooks/logger.js";
 import { journalStage } from "../stage.js";
 import {
@@ -26,6 +27,7 @@ import {
 import {
   assertOneConnection,
   boundedRunLimit,
+  insertInTransaction,
   retentionOf,
   SqlJournalWrites,
   SWEEP_BATCH,
@@ -89,10 +91,13 @@ const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNA
  * The delivery journal in the shop's PostgreSQL database, beside the idempotency records: one table of entries,
  * one of reconcile runs (create them with {@link PostgresDeliveryJournal.ensureSchema} or `sql/postgres-journal.sql`).
  *
- * A delivery with an open transaction (`idempotency: { transactional: true }`) writes its entry through that
- * transaction, so the entry commits or rolls back with the effect (a failed insert there makes the receiver run the
- * delivery again without it and record the entry outside: the answer is unchanged). Other entries are batched: one
- * multi-row `INSERT` per batch (see `batching`); {@link PostgresDeliveryJournal.close} writes what is left.
+ * A transactional delivery (`idempotency: { transactional: true }`) writes its entry as a statement of its own
+ * transaction, on the `PostgresIdempotencyStore`'s connection whatever `pool`, `client` or `binding` this journal was
+ * given, so the entry commits or rolls back with the effect (a failed insert there makes the receiver run the
+ * delivery again without it and record the entry outside: the answer is unchanged). Beside a store of another
+ * database the receiver refuses it when it is built. Other entries are batched: one multi-row `INSERT` per batch (see
+ * `batching`); {@link PostgresDeliveryJournal.flush} writes them now, {@link PostgresDeliveryJournal.close} on
+ * shutdown.
  *
  * Every value is a bound parameter (the batch travels as one JSON parameter); text is cut to its column's length.
  *
@@ -104,6 +109,8 @@ const SELECTED = `id, (extract(epoch FROM at) * 1000)::float8 AS at_ms, ${JOURNA
 export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJournal {
   /** `"postgres"`. */
   readonly kind = "postgres";
+  /** Its statements are PostgreSQL's: a transactional delivery's entry goes through the delivery's transaction. */
+  readonly dialect = "postgres";
   /** The receiver's journal stage, brought by the journal. */
   readonly journalStage = journalStage;
   /** Whether entries' bodies are stored. */
@@ -203,6 +210,18 @@ SELECT count(*)::int AS n FROM gone`,
   record(entries: readonly JournalEntry[], transaction?: unknown): Promise<void> {
     const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
     return this.#writes.record(rows, transaction);
+  }
+
+  /**
+   * Records a transactional delivery's entries as one statement of its transaction, on the idempotency store's
+   * connection (whatever `pool`, `client` or `binding` this journal was given), so they commit or roll back with the
+   * effect. The receiver calls it; rejects with a `DeliveryJournalWriteError`.
+   */
+  recordInTransaction(entries: readonly JournalEntry[], transaction: TransactionSql): Promise<void> {
+    const rows = entries.map((entry) => rowOf(entry, this.recordBodies, NUL_ESCAPED_TEXT));
+    return insertInTransaction("PostgreSQL journal", "postgres", transaction, (sql) =>
+      sql.query(this.#sql.insert, [batchJson(rows)], this.#insertName),
+    );
   }
 
   async search(query: JournalQuery): Promise<JournalEntry[]> {

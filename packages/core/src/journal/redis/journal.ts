@@ -1,5 +1,9 @@
-import { redisCommandSender } from "../../idempotency/redis/command-sender.js";
-import type { IoRedisLikeClient, NodeRedisLikeClient } from "../../idempotency/redis/index.js";
+import {
+  hasHashTag,
+  type RedisConnection,
+  type RedisLikeClient,
+  redisConnection,
+} from "../../idempotency/redis/command-sender.js";
 import { raceTimer } from "../../timer-delay.js";
 import { drainDeferredEntries } from "../deferred.js";
 import { journalStage } from "../stage.js";
@@ -28,9 +32,15 @@ import { SEARCH_SCRIPT, WRITE_SCRIPT } from "./scripts.js";
 
 /** Options of {@link RedisDeliveryJournal}. */
 export interface RedisDeliveryJournalOptions {
-  /** An ioredis or node-redis (v4/v5) client you created and connected; the journal never closes it. */
-  client: IoRedisLikeClient | NodeRedisLikeClient;
-  /** Prefix of every key (keep one `{hash tag}` in it for Redis Cluster); default `"{kirimbayar:journal}:"`. */
+  /**
+   * A client you created and connected; the journal never closes it: ioredis (`Redis`, also in Sentinel mode, or
+   * `Redis.Cluster`) or node-redis v4/v5 (`createClient`, `createCluster`, `createSentinel`).
+   */
+  client: RedisLikeClient;
+  /**
+   * Prefix of every key; default `"{kirimbayar:journal}:"`. Its `{hash tag}` keeps every key of the journal on one
+   * Redis Cluster slot, which its scripts need: with a cluster client a prefix without one is refused.
+   */
   keyPrefix?: string;
   /** Entries the stream keeps (`XADD … MAXLEN ~`, default 100,000): the bound of the journal's memory. */
   maxEntries?: number;
@@ -80,7 +90,7 @@ export class RedisDeliveryJournal implements DeliveryJournal {
   readonly recordBodies: boolean;
   /** Which process writes, when the option named one. */
   readonly instance?: string;
-  readonly #send: (args: string[]) => Promise<unknown>;
+  readonly #connection: RedisConnection;
   readonly #prefix: string;
   readonly #stream: string;
   readonly #maxEntries: number;
@@ -91,8 +101,14 @@ export class RedisDeliveryJournal implements DeliveryJournal {
   readonly #scripts = new Map<string, string>();
 
   constructor(options: RedisDeliveryJournalOptions) {
-    this.#send = redisCommandSender(options?.client, "RedisDeliveryJournal");
+    this.#connection = redisConnection(options?.client, "RedisDeliveryJournal");
     this.#prefix = options.keyPrefix ?? "{kirimbayar:journal}:";
+    if (this.#connection.cluster && !hasHashTag(this.#prefix)) {
+      throw new TypeError(
+        `RedisDeliveryJournal: with a Redis Cluster client, keyPrefix must carry a hash tag such as ` +
+          `"{kirimbayar:journal}:" (got "${this.#prefix}"): the journal's scripts write keys that must share a slot`,
+      );
+    }
     this.#stream = `${this.#prefix}stream`;
     this.#maxEntries = positiveInteger(options.maxEntries, 100_000, "maxEntries");
     this.#retentionMs = positiveInteger(options.retentionMs, DEFAULT_JOURNAL_RETENTION_MS, "retentionMs");
@@ -283,24 +299,26 @@ export class RedisDeliveryJournal implements DeliveryJournal {
     }
   }
 
-  // EVALSHA of a script loaded once (again after a restart emptied the script cache).
+  // EVALSHA of a script loaded once. A server without it (restarted, a failover's new master, another cluster node
+  // than SCRIPT LOAD reached) gets it by EVAL, which caches it there under the same SHA for the next EVALSHA.
   async #script(script: string, keys: string[], args: string[]): Promise<unknown> {
+    const key = keys[0] as string;
     let sha = this.#scripts.get(script);
     if (sha === undefined) {
-      sha = String(await this.#command(["SCRIPT", "LOAD", script]));
+      sha = String(await this.#command(["SCRIPT", "LOAD", script], key));
       this.#scripts.set(script, sha);
     }
     try {
-      return await this.#command(["EVALSHA", sha, String(keys.length), ...keys, ...args]);
+      return await this.#command(["EVALSHA", sha, String(keys.length), ...keys, ...args], key);
     } catch (error) {
       if (!String((error as Error)?.message ?? "").includes("NOSCRIPT")) throw error;
-      this.#scripts.delete(script);
-      return this.#command(["EVAL", script, String(keys.length), ...keys, ...args]);
+      return this.#command(["EVAL", script, String(keys.length), ...keys, ...args], key);
     }
   }
 
-  async #command(args: string[]): Promise<unknown> {
-    return raceTimer(this.#send(args), this.#timeoutMs, () => {
+  // `key` routes the command in a cluster: the command's own key by default (every command here names one first).
+  async #command(args: string[], key: string | undefined = args[1]): Promise<unknown> {
+    return raceTimer(this.#connection.send(args, key), this.#timeoutMs, () => {
       throw new DeliveryJournalWriteError(`Redis did not answer within ${this.#timeoutMs} ms`);
     });
   }

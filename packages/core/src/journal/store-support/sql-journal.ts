@@ -4,6 +4,7 @@
 // encoding and its driver calls; these pieces are composed, not inherited, so the public classes stay as they are.
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
 import { assertBindingDialect, type SqlDialect } from "../../idempotency/sql/dialect.js";
+import type { TransactionSql } from "../../idempotency/types.js";
 import { drainDeferredEntries } from "../deferred.js";
 import type { DeliveryJournal } from "../types.js";
 import { writeFailed } from "./errors.js";
@@ -61,6 +62,25 @@ export async function writeOrFail(journal: string, operation: string, write: () 
   } catch (error) {
     throw writeFailed(journal, operation, error);
   }
+}
+
+/**
+ * Runs a journal's insert as a statement of a delivery's transaction (`IdempotencyTransaction.sql`, on the store's
+ * connection); rejects with a typed error naming only the journal when it fails, or when the transaction is on
+ * another database than `dialect` (the receiver refuses that pairing when it is built).
+ */
+export function insertInTransaction(
+  journal: string,
+  dialect: SqlDialect,
+  transaction: TransactionSql,
+  insert: (transaction: TransactionSql) => PromiseLike<unknown>,
+): Promise<void> {
+  return writeOrFail(journal, "insert", async () => {
+    if (transaction?.dialect !== dialect) {
+      throw new TypeError(`the delivery's transaction is on ${String(transaction?.dialect)}, not ${dialect}`);
+    }
+    await insert(transaction);
+  });
 }
 
 /** How an SQL journal's options say where batched writes go wrong and how they are gathered. */

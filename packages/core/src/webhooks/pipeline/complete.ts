@@ -1,3 +1,4 @@
+import { IdempotencyRecordNotDurableError } from "../../idempotency/types.js";
 import { type IdempotencySettings, monotonicNow } from "./idempotency-settings.js";
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
@@ -17,6 +18,9 @@ const MAX_TRIES = 200;
  * lease, and the last tries are kept for the final stretch, so a store that comes back late is still reached.
  * Rejects with the last error only when that time ran out first. A store that answers
  * synchronously stays synchronous on success.
+ *
+ * A store that wrote the completion but cannot vouch that it survives a failover
+ * (`IdempotencyRecordNotDurableError`) is not tried again: the delivery is answered 503 at once (see direct.ts).
  */
 export function completeClaim(
   settings: IdempotencySettings,
@@ -27,7 +31,10 @@ export function completeClaim(
   const record = () => settings.store.complete(key, owner, settings.retentionMs);
   const first = storeOperation(record, settings.operationTimeoutMs, "complete");
   if (!(first instanceof Promise)) return first;
-  return first.catch((error: unknown) => retryCompletion(settings, record, leaseEndsAt, error));
+  return first.catch((error: unknown) => {
+    if (error instanceof IdempotencyRecordNotDurableError) throw error;
+    return retryCompletion(settings, record, leaseEndsAt, error);
+  });
 }
 
 async function retryCompletion(
@@ -53,6 +60,7 @@ async function retryCompletion(
     try {
       return await storeOperation(record, Math.min(settings.operationTimeoutMs, timeLeft), "complete");
     } catch (error) {
+      if (error instanceof IdempotencyRecordNotDurableError) throw error;
       lastError = error;
     }
     delay = Math.min(delay * 2, maxDelay);

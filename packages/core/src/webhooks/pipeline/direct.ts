@@ -1,4 +1,4 @@
-import type { ClaimResult, MaybePromise } from "../../idempotency/types.js";
+import { type ClaimResult, IdempotencyRecordNotDurableError, type MaybePromise } from "../../idempotency/types.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
@@ -147,9 +147,23 @@ export function directDelivery(
 
   // Recording kept failing for the whole lease. The handler did finish, so 200 is the truthful answer (500 would
   // make the provider run it again for sure); a redelivery after the lease may still run it again.
+  // Unless the store wrote the record but cannot vouch that it survives a failover: a 200 would then promise what a
+  // failover can take back (a redelivery after it runs the handlers again), so the claim is released and the
+  // delivery answered 503. The provider's retry finds the record completed once it is safe, or runs the handlers
+  // again, never after a 200.
   async function completionFailed(error: unknown, claim: Claim, answered: 200 | 500): Promise<WebhookHttpResponse> {
-    logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
     const { event, context } = claim;
+    if (error instanceof IdempotencyRecordNotDurableError) {
+      logger.error?.("A processed webhook's completion is not durable; released its claim and answered 503", {
+        source,
+        error,
+      });
+      await releaseClaim(context.idempotencyKey, claim.owner);
+      const status = answered === 200 ? 503 : answered;
+      await reports.report(storeError(error), { source, stage: "idempotency", status, event, context });
+      return answered === 200 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
+    }
+    logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
     await reports.report(storeError(error), { source, stage: "idempotency", status: answered, event, context });
     return processed();
   }

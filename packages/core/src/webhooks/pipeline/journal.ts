@@ -1,6 +1,7 @@
 // The receiver's side of the delivery journal. Types only: the code that builds and writes entries comes with the
 // journal (`journalStage` of `@kirimbayar/core/journal`), so that a receiver without a journal bundles none of it
 // and pays one `undefined` check per delivery.
+import type { IdempotencyTransaction } from "../../idempotency/types.js";
 import type { DeliveryJournal, JournalOrigin, JournalStage } from "../../journal/types.js";
 import type { DeliveryContext, ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
@@ -32,11 +33,11 @@ export interface JournalNote {
   /** The handlers start, with the claim's `context` (again when the transactional stage runs the delivery again). */
   started(context: DeliveryContext): void;
   /**
-   * Writes the processed entry through the delivery's open transaction, before it commits, within `timeoutMs`.
-   * Resolves `false` when that write failed or ran out of time (the transaction must then not be committed); never
-   * rejects.
+   * Writes the processed entry through the delivery's open transaction (its `sql`, on the store's connection), before
+   * it commits, within `timeoutMs`. Resolves `false` when that write failed or ran out of time (the transaction must
+   * then not be committed); `true` at once when the journal writes after the answer instead. Never rejects.
    */
-  inTransaction(transaction: unknown, timeoutMs: number): Promise<boolean>;
+  inTransaction(transaction: IdempotencyTransaction, timeoutMs: number): Promise<boolean>;
 }
 
 /** The stage as the receiver runs it (the journal only carries it). */

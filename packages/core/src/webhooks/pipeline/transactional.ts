@@ -105,7 +105,7 @@ export async function runInTransaction(
   // entry outside, after the answer): a journal can never fail a delivery nor lose its effect. The handlers run
   // again, as they would on the provider's retry after any rollback.
   const note = (delivery as NotedDelivery).journal;
-  if (note !== undefined && !(await note.inTransaction(transaction.handle, timeout))) {
+  if (note !== undefined && !(await note.inTransaction(transaction, timeout))) {
     await rollBack(transaction, timeout);
     return runInTransaction(settings, reports, key, handlers, event, delivery);
   }

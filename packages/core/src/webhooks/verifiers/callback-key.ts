@@ -1,6 +1,7 @@
 import { utf8Bytes } from "../../crypto/encoding.js";
 import { WebhookConfigurationError } from "../errors.js";
 import { type SignatureEncoding, signatureVerifier } from "./hmac.js";
+import { keepSecretsForRedaction } from "./secret-hook.js";
 import { type SecretList, secretBytes } from "./secrets.js";
 import { matchesAny } from "./token.js";
 import { type RequestVerifier, VERIFIED, type VerificationResult, verificationFailed } from "./types.js";
@@ -45,7 +46,7 @@ export function callbackKeyVerifier(options: CallbackKeyVerifierOptions): Reques
   if (mode !== "plain") throw new WebhookConfigurationError(`callbackKeyVerifier: mode must be "hmac" or "plain"`);
   const keys = secretBytes("callbackKeyVerifier", options.secrets);
   const lowerHeader = header.toLowerCase();
-  return {
+  const verifier: RequestVerifier = {
     kind: "request",
     name: "callbackKeyVerifier",
     verify(request): VerificationResult {
@@ -56,4 +57,5 @@ export function callbackKeyVerifier(options: CallbackKeyVerifierOptions): Reques
         : verificationFailed(`header ${header} does not match the callback key`);
     },
   };
+  return keepSecretsForRedaction(verifier, typeof options.secrets === "string" ? [options.secrets] : options.secrets);
 }

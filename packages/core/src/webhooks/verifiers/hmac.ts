@@ -1,6 +1,7 @@
 import { fromBase64, fromHex, utf8Bytes } from "../../crypto/encoding.js";
 import { type HmacAlgorithm, timingSafeEqual } from "../../crypto/types.js";
 import { WebhookConfigurationError } from "../errors.js";
+import { keepSecretsForRedaction } from "./secret-hook.js";
 import { type SecretEncoding, type SecretList, secretBytes } from "./secrets.js";
 import { matchesAny } from "./token.js";
 import { type RequestVerifier, VERIFIED, type VerificationResult, verificationFailed } from "./types.js";
@@ -58,7 +59,7 @@ export function signatureVerifier(verifierName: string, options: HmacVerifierOpt
   const prefix = options.prefix?.toLowerCase();
   const missing = `header ${header} is missing`;
   const mismatch = `header ${header} does not match the ${algorithm} HMAC of the raw body`;
-  return {
+  const verifier: RequestVerifier = {
     kind: "request",
     name: verifierName,
     verify(request): VerificationResult | Promise<VerificationResult> {
@@ -93,6 +94,8 @@ export function signatureVerifier(verifierName: string, options: HmacVerifierOpt
       );
     },
   };
+  // The secrets as configured (hex or base64 text included): the form they would take in an error or a body.
+  return keepSecretsForRedaction(verifier, typeof options.secrets === "string" ? [options.secrets] : options.secrets);
 }
 
 function normaliseEncodings(

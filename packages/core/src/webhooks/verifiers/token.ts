@@ -1,5 +1,6 @@
 import { timingSafeEqual, timingSafeEqualStrings } from "../../crypto/types.js";
 import { WebhookConfigurationError } from "../errors.js";
+import { keepSecretsForRedaction } from "./secret-hook.js";
 import { type SecretList, secretBytes } from "./secrets.js";
 import {
   type RequestVerifier,
@@ -57,7 +58,7 @@ export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
       : where === "query"
         ? `query parameter "${name}" is missing from the URL`
         : "the token path segment is missing from the URL";
-  return {
+  const verifier: RequestVerifier = {
     kind: "request",
     name: "token",
     verify(request): VerificationResult {
@@ -68,6 +69,7 @@ export function tokenVerifier(options: TokenVerifierOptions): RequestVerifier {
         : verificationFailed(`the webhook token (${where}) is not valid`);
     },
   };
+  return keepSecretsForRedaction(verifier, expected);
 }
 
 /** True when `candidate` equals one of `secrets`; every secret is compared, so timing does not tell which. */

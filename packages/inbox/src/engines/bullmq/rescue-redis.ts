@@ -1,19 +1,27 @@
 import type { ConnectionOptions } from "bullmq";
-import type { Redis, RedisOptions } from "ioredis";
+import type { Cluster, Redis, RedisOptions } from "ioredis";
+import { isClusterConnection } from "./cluster-prefix.js";
 import type { RescueRedis } from "./lost-fetches.js";
 
 /** Reconnect delays (ms) after a Redis outage: 100, 200, ... up to 1 s, not BullMQ's up to 20 s. */
 export const reconnectDelay = (times: number): number => Math.min(times * 100, 1_000);
 
 /**
- * A Redis client of the rescue's own, on the inbox's connection: it fails at once while Redis is away (the rescue
- * tries again a second later) instead of queueing its reads. `undefined` when ioredis cannot be loaded (a BullMQ
- * connection of another client library): the stalled check alone then brings lost events back.
+ * A Redis client of the inbox's own, on the inbox's connection (a duplicate of your instance, or one from your
+ * options, Sentinel's included), that fails at once while Redis is away instead of queueing its commands.
+ * `undefined` when ioredis cannot be loaded (a BullMQ connection of another client library).
  */
-export async function rescueRedisOf(connection: ConnectionOptions): Promise<RescueRedis | undefined> {
+export async function failFastRedisOf(connection: ConnectionOptions): Promise<Redis | Cluster | undefined> {
   const failFast = { maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: reconnectDelay };
-  let client: Redis;
-  if (typeof (connection as { duplicate?: unknown }).duplicate === "function") {
+  let client: Redis | Cluster;
+  if (isClusterConnection(connection)) {
+    // A Cluster's duplicate takes (startup nodes, options): the same nodes, each node's connection failing fast.
+    const cluster = connection as Cluster;
+    client = cluster.duplicate([], {
+      enableOfflineQueue: false,
+      redisOptions: { ...cluster.options.redisOptions, ...failFast },
+    });
+  } else if (typeof (connection as { duplicate?: unknown }).duplicate === "function") {
     client = (connection as Redis).duplicate(failFast);
   } else {
     try {
@@ -23,6 +31,15 @@ export async function rescueRedisOf(connection: ConnectionOptions): Promise<Resc
       return undefined;
     }
   }
-  client.on("error", () => {}); // Redis away: the rescue's reads fail and are tried again
+  client.on("error", () => {}); // Redis away: the command fails, and the caller tries again or answers 503
   return client;
+}
+
+/**
+ * The rescue's client (see lost-fetches.ts): it fails at once while Redis is away (the rescue tries again a second
+ * later). Without one, the stalled check alone brings lost events back. On a Redis Cluster its reads (LRANGE, MGET
+ * of lock keys) stay on the queue's one slot, thanks to the prefix's hash tag.
+ */
+export function rescueRedisOf(connection: ConnectionOptions): Promise<RescueRedis | undefined> {
+  return failFastRedisOf(connection);
 }
