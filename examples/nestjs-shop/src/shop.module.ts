@@ -1,7 +1,7 @@
-import type { WebhookConsole } from "@kirimbayar/console";
 import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import {
+  CONSOLE_PATH,
   createShopConsole,
   createShopQuoting,
   type OrderRepository,
@@ -16,7 +16,6 @@ import {
 import {
   KirimbayarModule,
   type KirimbayarModuleOptions,
-  KirimbayarReconciler,
   KirimbayarShutdownModule,
   PaymentGatewayClient,
   QrisClient,
@@ -30,7 +29,6 @@ import { OrdersController } from "./orders.controller.js";
 import { PublicUrl } from "./public-url.js";
 import { ShippingController } from "./shipping.controller.js";
 import {
-  CONSOLE_LINKS,
   ORDER_REPOSITORY,
   SHOP,
   SHOP_CONFIG,
@@ -89,29 +87,6 @@ class ShopInfrastructureModule {
   }
 }
 
-/** What the webhook console needs that Nest creates later: the module's reconciler, once it is injected. */
-interface ConsoleLinks {
-  reconciler?: KirimbayarReconciler;
-}
-
-/**
- * The shop's webhook console, built before the modules (the `console` option is read when the module is defined):
- * the journal the receivers write, and "reconcile now" through the module's reconciler once Nest made it.
- */
-function shopConsole(config: ShopConfig, journal: DeliveryJournal, links: ConsoleLinks): WebhookConsole {
-  return createShopConsole({
-    journal,
-    password: config.console.password,
-    reconciler: {
-      reconcile: (references) =>
-        links.reconciler === undefined
-          ? Promise.reject(new Error("the reconciler is not ready yet"))
-          : links.reconciler.reconcile(references),
-    },
-    secrets: shopSecrets(config),
-  });
-}
-
 /**
  * The kirimbayar part of the shop: API clients injectable by class, the webhook controller at
  * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled,
@@ -121,13 +96,13 @@ function kirimbayarModule(
   config: ShopConfig,
   options: ShopModuleOptions,
   journal: DeliveryJournal,
-  webConsole: WebhookConsole,
   shutdown: GracefulShutdown,
 ): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
+    // Where the console is served, fixed when the module is defined; the console itself comes from the factory.
     // Behind the console's own password (HTTP Basic); an app with its own login would add `guards: [AuthGuard]`.
-    console: { handler: webConsole },
+    console: { basePath: CONSOLE_PATH },
     provideClients: [
       "shipping",
       "qris",
@@ -166,6 +141,11 @@ function kirimbayarModule(
         },
         // Each reconciler run is journalled for the console's overview.
         reconcileOptions: { journal },
+        // The console reads the journal the receivers write; "reconcile now" runs through the module's reconciler.
+        console: {
+          handler: ({ reconciler }) =>
+            createShopConsole({ journal, password: config.console.password, reconciler, secrets: shopSecrets(config) }),
+        },
         // Payments whose webhooks all failed are found by asking the provider; started and stopped with the app.
         ...(config.reconcileEveryMs === 0
           ? {}
@@ -187,8 +167,6 @@ export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());
     const journal = new MemoryDeliveryJournal();
-    const links: ConsoleLinks = {};
-    const webConsole = shopConsole(config, journal, links);
     const shutdown =
       options.shutdown ??
       createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
@@ -198,7 +176,7 @@ export class ShopModule {
         ShopInfrastructureModule.forRoot(config),
         // On SIGTERM (app.enableShutdownHooks): /readyz 503, drain, release what still runs, then Nest closes the rest.
         KirimbayarShutdownModule.forRoot(shutdown),
-        kirimbayarModule(config, options, journal, webConsole, shutdown),
+        kirimbayarModule(config, options, journal, shutdown),
       ],
       controllers: [HealthController, ShippingController, OrdersController],
       providers: [
@@ -239,12 +217,6 @@ export class ShopModule {
         // Deploy drills: the wait before each handler (SHOP_WEBHOOK_DELAY_MS), ended by the shutdown's grace period.
         { provide: SHOP_DRILL, useValue: { delayMs: config.webhookDelayMs, signal: shutdown.signal } },
         WebhookEvents,
-        // Hands the module's reconciler to the console once Nest has made it.
-        {
-          provide: CONSOLE_LINKS,
-          inject: [KirimbayarReconciler],
-          useFactory: (reconciler: KirimbayarReconciler) => Object.assign(links, { reconciler }),
-        },
       ],
       exports: [SHOP, SHOP_WEBHOOK_HANDLERS],
     };

@@ -8,8 +8,6 @@ export const ORDER_REPOSITORY = Symbol("shop:orders");
 export const SHOP = Symbol("shop:shop");
 /** Injection token of the {@link ShopWebhookHandlers}. */
 export const SHOP_WEBHOOK_HANDLERS = Symbol("shop:webhook-handlers");
-/** Injection token of what the webhook console gets from Nest after the module is defined (the reconciler). */
-export const CONSOLE_LINKS = Symbol("shop:console-links");
 /** Injection token of the deploy-drill settings of the webhook handlers (`ShopReceiversDrill`). */
 export const SHOP_DRILL = Symbol("shop:drill");
 /** Injection token of the shop's rate quoter and its connection ({@link ShopQuoting}). */

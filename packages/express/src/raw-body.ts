@@ -1,12 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { WebhookHttpRequest, WebhookHttpResponse } from "@kirimbayar/core/webhooks";
-import {
-  type BodyReadLimits,
-  bodyTooLarge,
-  declaresTooLargeBody,
-  readNodeBody,
-  withoutDecodedCoding,
-} from "@kirimbayar/core/webhooks/transport";
+import { type BodyReadLimits, readNodeWebhookRequest } from "@kirimbayar/core/webhooks/transport";
 
 /** A request that a body parser may have read before us, possibly keeping the bytes through its `verify` hook. */
 type MaybeParsedRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; originalUrl?: string };
@@ -33,34 +27,12 @@ export type ReadWebhookRequestResult = { request: WebhookHttpRequest } | { refus
  * const read = await readWebhookRequest(req, { limits: receiver });
  * const response = "refusal" in read ? read.refusal : await receiver.handle(read.request);
  */
-export async function readWebhookRequest(
+export function readWebhookRequest(
   req: IncomingMessage,
   options: ReadWebhookRequestOptions,
 ): Promise<ReadWebhookRequestResult> {
-  const parsed = req as MaybeParsedRequest;
-  let headers = req.headers;
-  let rawBody: unknown;
-  if (parsed.readableEnded) {
-    rawBody = bodyLeftByParser(parsed);
-    // Express's and Nest's body parsers inflate gzip and deflate before keeping the bytes.
-    headers = withoutDecodedCoding(headers);
-  } else if (declaresTooLargeBody(headers, options.limits.maxBodyBytes)) {
-    return { refusal: bodyTooLarge(options.limits.maxBodyBytes) };
-  } else {
-    const body = await readNodeBody(req, options.limits);
-    if (!(body instanceof Uint8Array)) return { refusal: body };
-    rawBody = body;
-  }
-  const remoteAddress = options.getRemoteAddress ? options.getRemoteAddress(req) : req.socket.remoteAddress;
-  return {
-    request: {
-      method: req.method ?? "GET",
-      url: parsed.originalUrl ?? req.url ?? "/",
-      headers,
-      rawBody,
-      remoteAddress,
-    },
-  };
+  // Core's reader, shared with the NestJS module on the Express platform.
+  return readNodeWebhookRequest(req as MaybeParsedRequest, options.limits, options.getRemoteAddress);
 }
 
 /** What {@link answerNodeWebhook} needs of a receiver. */
@@ -82,15 +54,4 @@ export async function answerNodeWebhook(
 ): Promise<WebhookHttpResponse> {
   const read = await readWebhookRequest(req, { limits: receiver, getRemoteAddress: options.getRemoteAddress });
   return "refusal" in read ? read.refusal : receiver.handle(read.request);
-}
-
-function bodyLeftByParser(req: MaybeParsedRequest): unknown {
-  if (req.rawBody instanceof Uint8Array) return asBytes(req.rawBody);
-  if (req.body instanceof Uint8Array) return asBytes(req.body);
-  return req.body;
-}
-
-// A plain Uint8Array view, so core never sees Node's Buffer subclass.
-function asBytes(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -1,7 +1,7 @@
 import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
-// Types only: the worker itself is imported lazily, when an app with `inbox` starts it, so that apps without the
-// inbox load nothing of `@kirimbayar/inbox` (an optional peer).
-import type { InboxQueue, InboxWorker } from "@kirimbayar/inbox";
+// The worker is imported lazily, when an app with `inbox` starts it, so that apps without the inbox load nothing of
+// `@kirimbayar/inbox` (an optional peer); its types appear only inside this file's code, never in its declarations.
+import type { InboxQueue } from "@kirimbayar/inbox";
 import {
   type BeforeApplicationShutdown,
   Inject,
@@ -9,7 +9,7 @@ import {
   type OnApplicationBootstrap,
   Optional,
 } from "@nestjs/common";
-import type { KirimbayarModuleOptions } from "./options.js";
+import type { KirimbayarInboxQueue, KirimbayarModuleOptions } from "./options.js";
 import { KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, KIRIMBAYAR_SHUTDOWN, KIRIMBAYAR_WEBHOOK_ROUTES } from "./tokens.js";
 import type { WebhookRoutes } from "./webhook-routes.js";
 
@@ -29,9 +29,9 @@ import type { WebhookRoutes } from "./webhook-routes.js";
 export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly #options: KirimbayarModuleOptions;
   readonly #routes: WebhookRoutes;
-  #worker: Promise<InboxWorker> | undefined;
+  #worker: Promise<RunningWorker> | undefined;
   /** The worker a `stop()` is stopping, for an `abort()` meanwhile (a graceful shutdown's). */
-  #stopping: Promise<InboxWorker | undefined> | undefined;
+  #stopping: Promise<RunningWorker | undefined> | undefined;
 
   readonly #gracefulShutdown: boolean;
 
@@ -47,7 +47,7 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   /** The module's `inbox.queue` (for `stats()`, dead letters and replays), or `undefined` without an inbox. */
-  get queue(): InboxQueue | undefined {
+  get queue(): KirimbayarInboxQueue | undefined {
     return this.#options.inbox?.queue;
   }
 
@@ -107,12 +107,12 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
     await worker?.abort();
   }
 
-  async #start(): Promise<InboxWorker> {
+  async #start(): Promise<RunningWorker> {
     const inbox = this.#options.inbox;
     if (inbox === undefined) {
       throw new WebhookConfigurationError("KirimbayarInboxWorker: the module options have no inbox to work on.");
     }
-    if (typeof (inbox.queue as Partial<InboxQueue> | undefined)?.consume !== "function") {
+    if (typeof (inbox.queue as Partial<KirimbayarInboxQueue> | undefined)?.consume !== "function") {
       throw new WebhookConfigurationError(
         "KirimbayarModule: inbox.queue has no consume(), so no worker can run on it: give a queue of " +
           "@kirimbayar/inbox (createPgBossInbox, createBullMqInbox), or set inbox.worker to false.",
@@ -121,8 +121,15 @@ export class KirimbayarInboxWorker implements OnApplicationBootstrap, BeforeAppl
     const { stopTimeoutMs: _, ...settings } = inbox.worker === false ? {} : (inbox.worker ?? {});
     const { startInboxWorker } = await loadInbox();
     // The same receivers as the webhook routes: the explorer registered the decorated handlers on them at init.
-    return startInboxWorker({ ...settings, inbox: inbox.queue, receivers: this.#routes.bySource });
+    // The queue's shape was checked above (consume) and when the receivers were built (enqueue).
+    return startInboxWorker({ ...settings, inbox: inbox.queue as InboxQueue, receivers: this.#routes.bySource });
   }
+}
+
+/** A started inbox worker (`InboxWorker` of `@kirimbayar/inbox`). */
+interface RunningWorker {
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  abort(): Promise<void>;
 }
 
 async function loadInbox(): Promise<typeof import("@kirimbayar/inbox")> {

@@ -11,15 +11,21 @@ export {
   ShippingStarterClient,
 } from "@kirimbayar/core";
 export type { WebhookReceivers, WebhookSourceConfig, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
-export { createConsoleController, type KirimbayarConsoleOptions } from "./console-controller.js";
+export { createConsoleController } from "./console-controller.js";
 export { type HandlerBinding, OnOrderStatus, OnPaymentCallback, OnQrisEvent } from "./decorators.js";
 export { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 export { KIRIMBAYAR_MODULE_OPTIONS, KirimbayarModule } from "./kirimbayar.module.js";
 export type {
+  KirimbayarConsoleContext,
+  KirimbayarConsoleHandler,
+  KirimbayarConsoleOptions,
+  KirimbayarDeadLetter,
   KirimbayarInboxOptions,
+  KirimbayarInboxQueue,
   KirimbayarInboxWorkerOptions,
   KirimbayarModuleExtras,
   KirimbayarModuleOptions,
+  MountableConsole,
 } from "./options.js";
 export { KirimbayarReconciler } from "./reconciler.service.js";
 export { KIRIMBAYAR_SHUTDOWN, KirimbayarShutdown, KirimbayarShutdownModule } from "./shutdown.js";

@@ -2,12 +2,15 @@ import { ConfigurableModuleBuilder, type DynamicModule, Module } from "@nestjs/c
 import { DiscoveryModule } from "@nestjs/core";
 import { BodyParserErrorBridge } from "./body-parser-bridge.js";
 import { allClientsProvider, clientClassOf, clientProviders, configuredClientNames } from "./client-providers.js";
-import { createConsoleController } from "./console-controller.js";
+import { consoleController } from "./console-controller.js";
+import { type ConsoleRoute, consoleRouteOf, resolveConsole } from "./console-provider.js";
 import { WebhookHandlerExplorer } from "./handler-explorer.js";
 import { KirimbayarInboxWorker } from "./inbox-worker.service.js";
 import type { KirimbayarModuleExtras, KirimbayarModuleOptions } from "./options.js";
 import { KirimbayarReconciler } from "./reconciler.service.js";
 import {
+  KIRIMBAYAR_CONSOLE,
+  KIRIMBAYAR_CONSOLE_ROUTE,
   KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER,
   KIRIMBAYAR_OPTIONS_FOR_RECONCILER,
   KIRIMBAYAR_WEBHOOK_PATH,
@@ -18,18 +21,23 @@ import { buildWebhookRoutes } from "./webhook-routes.js";
 
 const definition = new ConfigurableModuleBuilder<KirimbayarModuleOptions>({ moduleName: "Kirimbayar" })
   .setClassMethodName("forRoot")
-  .setExtras<KirimbayarModuleExtras>({ isGlobal: false, webhookPath: "webhooks" }, (module, extras) => ({
-    ...module,
-    global: extras.isGlobal ?? false,
-    controllers: [
-      createWebhookController(extras.webhookPath ?? "webhooks"),
-      ...(extras.console === undefined ? [] : [createConsoleController(extras.console)]),
-    ],
-    providers: [
-      ...(module.providers ?? []),
-      { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" },
-    ],
-  }))
+  .setExtras<KirimbayarModuleExtras>({ isGlobal: false, webhookPath: "webhooks" }, (module, extras) => {
+    // Routes and guards are fixed here, when the module is defined; the console itself comes from the options.
+    const consoleRoute = consoleRouteOf(extras.console);
+    return {
+      ...module,
+      global: extras.isGlobal ?? false,
+      controllers: [
+        createWebhookController(extras.webhookPath ?? "webhooks"),
+        ...(consoleRoute === undefined ? [] : [consoleController(consoleRoute)]),
+      ],
+      providers: [
+        ...(module.providers ?? []),
+        { provide: KIRIMBAYAR_WEBHOOK_PATH, useValue: extras.webhookPath ?? "webhooks" },
+        { provide: KIRIMBAYAR_CONSOLE_ROUTE, useValue: consoleRoute ?? null },
+      ],
+    };
+  })
   .build();
 
 /** Injection token of the resolved {@link KirimbayarModuleOptions}. */
@@ -41,7 +49,9 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
  * On Express create the app with `NestFactory.create(AppModule, { rawBody: true })`; on Fastify
  * (`NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter())`) nothing more is needed.
  * With `inbox: { queue }` the webhooks are queued and a worker started with the app runs them (`KirimbayarInboxWorker`).
- * With `console: { handler, guards }` it serves the webhook console at the console's `basePath`.
+ * With `console: { handler, guards }` it serves the webhook console at the console's `basePath`; with
+ * `forRootAsync({ console: { basePath, guards }, useFactory })` the factory returns `console: { handler }`, built from
+ * what it injects (the app's `DataSource`, the journal the receivers write).
  *
  * @example
  * KirimbayarModule.forRoot({
@@ -65,6 +75,12 @@ export const KIRIMBAYAR_MODULE_OPTIONS = definition.MODULE_OPTIONS_TOKEN;
     KirimbayarReconciler,
     { provide: KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER, useExisting: definition.MODULE_OPTIONS_TOKEN },
     KirimbayarInboxWorker,
+    {
+      provide: KIRIMBAYAR_CONSOLE,
+      useFactory: (options: KirimbayarModuleOptions, route: ConsoleRoute | null, reconciler: KirimbayarReconciler) =>
+        resolveConsole(options, route, { reconciler }),
+      inject: [definition.MODULE_OPTIONS_TOKEN, KIRIMBAYAR_CONSOLE_ROUTE, KirimbayarReconciler],
+    },
   ],
   exports: [KirimbayarReconciler, KirimbayarInboxWorker],
 })

@@ -1,13 +1,23 @@
 import type {
   KirimbayarClientName,
   KirimbayarClientsOptions,
+  PendingReference,
+  ReconcileResult,
   ReconcilerOptions,
   ReconcilerSchedule,
 } from "@kirimbayar/core";
-import type { WebhookSource, WebhookSourceConfigs } from "@kirimbayar/core/webhooks";
-// Types only: `@kirimbayar/inbox` is an optional peer, loaded (lazily) only by apps that configure `inbox`.
-import type { InboxQueue, InboxWorkerOptions } from "@kirimbayar/inbox";
-import type { KirimbayarConsoleOptions } from "./console-controller.js";
+import type {
+  AnyLogger,
+  InboxMessage,
+  KirimbayarTelemetry,
+  WebhookInbox,
+  WebhookSource,
+  WebhookSourceConfigs,
+} from "@kirimbayar/core/webhooks";
+import type { CanActivate, Type } from "@nestjs/common";
+
+// `@kirimbayar/inbox` and `@kirimbayar/console` are optional peers: what the module takes of them is typed here by
+// shape, so an app without them compiles against these declarations (`skipLibCheck: false` included).
 
 /** Options of `KirimbayarModule.forRoot()` (or what the `forRootAsync()` factory returns). */
 export interface KirimbayarModuleOptions {
@@ -37,12 +47,76 @@ export interface KirimbayarModuleOptions {
    * enqueue (the web tier), with the worker on in the instances that process.
    */
   inbox?: KirimbayarInboxOptions;
+  /**
+   * The webhook console to serve: `{ handler }`, the console itself or a function building it from the module's
+   * own services (its reconciler, for the console's "reconcile now"). With `forRoot()` give it beside `guards`
+   * (`console: { handler, guards }`); with `forRootAsync()` return it from `useFactory` (so it can share the
+   * journal, the store and the app's `DataSource` that the factory injects) and give the route where the module is
+   * defined: `forRootAsync({ console: { basePath, guards }, inject, useFactory })`.
+   */
+  console?: KirimbayarConsoleHandler;
+}
+
+/**
+ * A console the module can serve: a Web `Request → Response` handler for every path under its `basePath`. The
+ * webhook console of `@kirimbayar/console` (`createWebhookConsole()`) is one.
+ */
+export interface MountableConsole {
+  /** The path the console answers under (`/kirimbayar/console`); its links and form actions start with it. */
+  readonly basePath: string;
+  /** Answers one request; the URL is the full one the browser asked for (scheme, host, path, query). */
+  fetch(request: Request): Promise<Response>;
+}
+
+/** The module's own services a console can use, given to a `console.handler` function. */
+export interface KirimbayarConsoleContext {
+  /** The module's reconciler (`KirimbayarReconciler`): give it to `createWebhookConsole({ reconciler })`. */
+  readonly reconciler: {
+    reconcile(references: readonly PendingReference[]): Promise<ReconcileResult[]>;
+  };
+}
+
+/** The `console` of the module options: the console to serve. */
+export interface KirimbayarConsoleHandler {
+  /**
+   * The console, or a function building it once the module's services exist (called once, at boot), e.g.
+   * `({ reconciler }) => createWebhookConsole({ journal, reconciler, authorize, basePath })`.
+   */
+  handler: MountableConsole | ((module: KirimbayarConsoleContext) => MountableConsole);
+}
+
+/**
+ * Where the webhook console is served and who may reach it: the `console` read when the module is defined, since
+ * Nest fixes routes and guards then. With `forRoot()` it holds the `handler` too; with `forRootAsync()` give
+ * `basePath` (and `guards`) here and return the handler from the factory.
+ */
+export interface KirimbayarConsoleOptions {
+  /**
+   * The console (`createWebhookConsole()` of `@kirimbayar/console`, or any {@link MountableConsole}), served at its
+   * `basePath` (under the app's global prefix, if any: build the console with the prefixed path then).
+   * `forRootAsync()`: leave it out and return `console: { handler }` from `useFactory`.
+   */
+  handler?: KirimbayarConsoleHandler["handler"];
+  /**
+   * The path the console is served at: the console's own `basePath` (checked at boot). Required with
+   * `forRootAsync()`, whose console is built after the routes are fixed; defaults to `handler.basePath` otherwise.
+   */
+  basePath?: string;
+  /**
+   * Guards that run before the console, as `@UseGuards()` takes them (classes or instances): e.g. the app's
+   * `AuthGuard`. A guard class is the app's own instance when a module of the app registers it (as a provider, or
+   * with `@UseGuards()` on one of its controllers); otherwise it is built where the module is configured (see the
+   * README). The console's own `authorize` applies as well.
+   */
+  guards?: readonly (CanActivate | Type<CanActivate>)[];
+  /** Largest body read (default 16 384 bytes); past it the request is answered 413 without reaching the console. */
+  maxBodyBytes?: number;
 }
 
 /** The `inbox` option of {@link KirimbayarModuleOptions}. */
 export interface KirimbayarInboxOptions {
   /** The queue: `createPgBossInbox({ boss })` (`@kirimbayar/inbox/pg-boss`) or `createBullMqInbox(...)` (`/bullmq`). */
-  queue: InboxQueue;
+  queue: KirimbayarInboxQueue;
   /**
    * The worker of this app instance (default: on, with `startInboxWorker`'s defaults). `false`: this instance only
    * enqueues; run the same module with the worker on elsewhere.
@@ -50,9 +124,59 @@ export interface KirimbayarInboxOptions {
   worker?: false | KirimbayarInboxWorkerOptions;
 }
 
+/**
+ * An inbox queue of `@kirimbayar/inbox` (an `InboxQueue`) as the module takes and hands it back: the receivers write
+ * to it, the worker consumes it, and `stats()` and its dead letters serve a health check, an admin route or the
+ * console (`createWebhookConsole({ inboxes })`).
+ */
+export interface KirimbayarInboxQueue extends WebhookInbox {
+  /** `"pg-boss"` or `"bullmq"`. */
+  readonly engine: string;
+  /** The queue's name. */
+  readonly name: string;
+  /** Starts taking events (the module's worker calls it, through `startInboxWorker`). */
+  consume(...args: never[]): Promise<unknown>;
+  /** Dead letters, newest first (at most `limit`, default 100). */
+  listDeadLetters(options?: { limit?: number }): Promise<readonly KirimbayarDeadLetter[]>;
+  /** Queues a dead letter again with a fresh retry period; `false` if there is no such dead letter. */
+  replayDeadLetter(id: string): Promise<boolean>;
+  /** Counts for dashboards: waiting and active events, dead letters, the oldest waiting event's age (ms). */
+  stats(): Promise<{
+    readonly waiting: number;
+    readonly active: number;
+    readonly deadLetters: number;
+    readonly oldestWaitingAgeMs: number | undefined;
+  }>;
+}
+
+/** An event that ran out of tries, kept until replayed (a `DeadLetter` of `@kirimbayar/inbox`). */
+export interface KirimbayarDeadLetter {
+  /** The engine's id of the dead letter (pass it to `replayDeadLetter`). */
+  readonly id: string;
+  readonly message: InboxMessage;
+  /** Every failed try, oldest first: when (epoch ms), which, and its error. */
+  readonly attempts: readonly { readonly at: number; readonly attempt: number; readonly error: string }[];
+  /** When it was moved to the dead letters (epoch ms). */
+  readonly deadAt: number;
+}
+
 /** Settings of the module's inbox worker (see `startInboxWorker` of `@kirimbayar/inbox`). */
-export interface KirimbayarInboxWorkerOptions
-  extends Pick<InboxWorkerOptions, "concurrency" | "retry" | "logger" | "telemetry"> {
+export interface KirimbayarInboxWorkerOptions {
+  /** Events processed at once (default 10). */
+  concurrency?: number;
+  /** Backoff and how long to retry before an event becomes a dead letter (default: 1 s doubling to 1 h, 72 h). */
+  retry?: {
+    /** Delay before the second try (default 1,000 ms); each later delay doubles. */
+    baseDelayMs?: number;
+    /** Longest delay between two tries (default 1 hour). */
+    maxDelayMs?: number;
+    /** How long an event is retried, from its arrival or replay (default 72 hours); then it is a dead letter. */
+    periodMs?: number;
+  };
+  /** Told about each retry and dead letter (default `console`): console-style or pino-style. */
+  logger?: AnyLogger;
+  /** OpenTelemetry: spans and metrics of the worker (see `startInboxWorker`). */
+  telemetry?: KirimbayarTelemetry;
   /** How long shutdown waits for the events in flight (default 30 000 ms); the rest come back to the queue later. */
   stopTimeoutMs?: number;
 }
@@ -69,9 +193,9 @@ export interface KirimbayarModuleExtras {
    */
   provideClients?: readonly KirimbayarClientName[];
   /**
-   * Serve a webhook console (`createWebhookConsole()` of `@kirimbayar/console`) at its `basePath`, behind the
-   * `guards` you name (e.g. your `AuthGuard`), then the console's own `authorize`. Also with `forRootAsync()`: the
-   * console is built before the module.
+   * Serve a webhook console (`createWebhookConsole()` of `@kirimbayar/console`) behind the `guards` you name (e.g.
+   * your `AuthGuard`), then the console's own `authorize`. `forRoot()`: `{ handler, guards }`. `forRootAsync()`:
+   * `{ basePath, guards }` here, and `console: { handler }` returned by `useFactory`.
    */
   console?: KirimbayarConsoleOptions;
 }

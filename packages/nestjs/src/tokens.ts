@@ -16,5 +16,11 @@ export const KIRIMBAYAR_OPTIONS_FOR_RECONCILER = Symbol("kirimbayar:options-for-
 /** The module options, as the inbox worker reads them (an alias of the builder's options token). */
 export const KIRIMBAYAR_OPTIONS_FOR_INBOX_WORKER = Symbol("kirimbayar:options-for-inbox-worker");
 
+/** Injection token of the console the module serves (built from the module options at boot), if any. */
+export const KIRIMBAYAR_CONSOLE = Symbol("kirimbayar:console");
+
+/** Injection token of the module's console route as defined (`null` without a console). */
+export const KIRIMBAYAR_CONSOLE_ROUTE = Symbol("kirimbayar:console-route");
+
 /** Injection token of the `GracefulShutdown` given to `KirimbayarShutdownModule.forRoot`. */
 export const KIRIMBAYAR_SHUTDOWN = Symbol("kirimbayar:shutdown");

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebhookHttpRequest } from "@kirimbayar/core/webhooks";
-import { withoutDecodedCoding } from "@kirimbayar/core/webhooks/transport";
-import { readWebhookRequest } from "@kirimbayar/express";
+import { readNodeWebhookRequest, withoutDecodedCoding } from "@kirimbayar/core/webhooks/transport";
 import { All, Controller, Inject, Logger, NotFoundException, Param, Req, Res, type Type } from "@nestjs/common";
 import { HttpAdapterHost } from "@nestjs/core";
 import { answerFastifyWebhook, type FastifyReplyLike, type FastifyRequestLike } from "./fastify-platform.js";
@@ -40,8 +39,7 @@ export async function answerWebhook(
   if (rawBody === undefined && req.readableEnded && !(req.rawBody instanceof Uint8Array)) {
     logger.error(missingRawBodyHint);
   }
-  const read =
-    rawBody === undefined ? await readWebhookRequest(req, { limits: route }) : { request: parts(req, rawBody) };
+  const read = rawBody === undefined ? await readNodeWebhookRequest(req, route) : { request: parts(req, rawBody) };
   const response = "refusal" in read ? read.refusal : await route.receiver.handle(read.request);
   if (!res.headersSent) res.writeHead(response.status, response.headers).end(response.body);
 }

@@ -1,8 +1,7 @@
 // The console served by the NestJS module over real HTTP, on Express and on Fastify, with a stand-in console.
 import "reflect-metadata";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import type { MountableConsole } from "@kirimbayar/express";
+import { type AddressInfo, connect } from "node:net";
 import {
   createStandInConsole,
   postStandInForm,
@@ -14,7 +13,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from "@nestjs/com
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { Test } from "@nestjs/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { KirimbayarModule } from "../src/index.js";
+import { KirimbayarModule, type MountableConsole } from "../src/index.js";
 
 const { basePath, authorization: operator, cookies, contentSecurityPolicy, form } = STAND_IN_CONSOLE;
 
@@ -78,6 +77,24 @@ describe.each(["express", "fastify"] as const)("KirimbayarModule console on %s",
     expect(webConsole.seen).toEqual([standInFormPost(`${origin}${basePath}/dead-letters/replay`)]);
   });
 
+  it("hands on a body no Nest parser takes (read from the stream on Express), and bounds it", async () => {
+    const webConsole = createStandInConsole();
+    const origin = await boot(webConsole, platform, false);
+    const post = (body: string) =>
+      fetch(`${origin}${basePath}/notes`, {
+        method: "POST",
+        headers: { ...staff, "content-type": "text/plain" },
+        body,
+        redirect: "manual",
+      });
+    expect((await post("hello, console")).status).toBe(303);
+    expect(webConsole.seen.map(({ contentType, body }) => ({ contentType, body }))).toEqual([
+      { contentType: "text/plain", body: "hello, console" },
+    ]);
+    expect((await post("x".repeat(20_000))).status).toBe(413);
+    expect(webConsole.seen).toHaveLength(1);
+  });
+
   it("runs the app's guard before the console, then the console's own authorize; bounds the body", async () => {
     const webConsole = createStandInConsole();
     const origin = await boot(webConsole, platform, true);
@@ -91,4 +108,30 @@ describe.each(["express", "fastify"] as const)("KirimbayarModule console on %s",
     expect(large.status).toBe(413);
     expect(webConsole.seen).toEqual([]);
   });
+
+  it.each(["a b", "[::1", "evil.example/x"])("answers a malformed Host (%s) 400, with no stack", async (host) => {
+    const webConsole = createStandInConsole();
+    const origin = await boot(webConsole, platform, true);
+    const raw = await rawRequest(
+      origin,
+      `GET ${basePath}/search?q=1 HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${operator}\r\nX-Staff: yes\r\n` +
+        "Connection: close\r\n\r\n",
+    );
+    expect(raw.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(raw).not.toMatch(/\bat \S+ \(|node_modules|\.ts:\d+/);
+    expect(webConsole.seen).toEqual([]);
+  });
 });
+
+/** Sends `request` as written on a TCP connection to `origin` and returns everything the server wrote back. */
+function rawRequest(origin: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(5_000, () => socket.destroy(new Error("no answer within 5 s")));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}

@@ -1,49 +1,13 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PublishedPackage, readPublishedPackages, repoRoot, run } from "./workspace.js";
-
-// Versions of the peers a consumer app would install. NestJS is 11 here: NestJS 12 is ESM-only, so a CommonJS
-// consumer under node16 resolution cannot type-check against it at all, and CJS Nest apps are on 11. The
-// workspace's own tests run the adapter on NestJS 12.
-const consumerPeers: Record<string, string> = {
-  zod: "4.6.7",
-  express: "5.3.0",
-  "@types/express": "5.0.6",
-  hono: "4.13.19",
-  fastify: "5.12.8",
-  "pg-boss": "10.4.2",
-  bullmq: "6.7.0",
-  ioredis: "5.11.1",
-  "@nestjs/common": "11.2.10",
-  "@nestjs/core": "11.2.10",
-  "@nestjs/platform-express": "11.2.10",
-  "@nestjs/platform-fastify": "11.2.8",
-  "reflect-metadata": "0.2.2",
-  rxjs: "7.8.2",
-  "@types/node": "20.19.43",
-};
+import { consumerPeers, type PublishedPackage, packAll, readPublishedPackages, repoRoot, run } from "./workspace.js";
 
 const packages = readPublishedPackages();
 const entryPoints = packages.flatMap((pkg) => pkg.entryPoints);
 let consumerDir = "";
 let tarballs: Record<string, string> = {};
-
-async function packAll(into: string): Promise<Record<string, string>> {
-  const tarballs: Record<string, string> = {};
-  for (const pkg of packages) {
-    await run("pnpm", ["pack", "--pack-destination", into], { cwd: pkg.dir });
-  }
-  const files = await readdir(into);
-  for (const pkg of packages) {
-    const prefix = `${pkg.name.replace("@", "").replace("/", "-")}-`;
-    const file = files.find((f) => f.startsWith(prefix) && f.endsWith(".tgz"));
-    if (!file) throw new Error(`pnpm pack produced no tarball for ${pkg.name}`);
-    tarballs[pkg.name] = `file:${join(into, file)}`;
-  }
-  return tarballs;
-}
 
 function peersNeededBy(all: PublishedPackage[]): Record<string, string> {
   const names = new Set(all.flatMap((pkg) => Object.keys(pkg.peerDependencies)));
@@ -100,7 +64,7 @@ beforeAll(async () => {
   consumerDir = await mkdtemp(join(tmpdir(), "kirimbayar-consumer-"));
   const tarballDir = join(consumerDir, "tarballs");
   await mkdir(tarballDir);
-  tarballs = await packAll(tarballDir);
+  tarballs = await packAll(packages, tarballDir);
   await writeFile(
     join(consumerDir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, dependencies: { ...tarballs, ...peersNeededBy(packages) } }),

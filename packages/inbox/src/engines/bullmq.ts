@@ -13,6 +13,33 @@ import {
 import { reconnectDelay, rescueRedisOf } from "./bullmq/rescue-redis.js";
 import { bullMqIdOfKey } from "./job-ids.js";
 
+/**
+ * What BullMQ takes as `connection` (its `ConnectionOptions`), typed by its shape so that bullmq stays an optional
+ * peer whose types this package never imports: ioredis options (a server's or a cluster's), or a client such as an
+ * ioredis `Redis` or `Cluster`.
+ */
+export type BullMqConnection = BullMqConnectionOptions | BullMqRedisClient;
+
+/** ioredis options as BullMQ takes them (`{ host, port, password, tls, … }`); every other ioredis option too. */
+export interface BullMqConnectionOptions {
+  host?: string;
+  port?: number;
+  url?: string;
+  db?: number;
+  username?: string;
+  password?: string;
+  tls?: unknown;
+  maxRetriesPerRequest?: number | null;
+  // biome-ignore lint/suspicious/noConfusingVoidType: ioredis's own signature, so that every strategy it takes fits
+  retryStrategy?: (times: number) => number | void | null;
+  [option: string]: unknown;
+}
+
+/** A Redis client BullMQ can use: an ioredis `Redis` or `Cluster` (it opens its workers' connections by `duplicate()`). */
+export interface BullMqRedisClient {
+  duplicate(...args: never[]): unknown;
+}
+
 /** Options of {@link createBullMqInbox}. */
 export interface BullMqInboxOptions {
   /**
@@ -21,7 +48,7 @@ export interface BullMqInboxOptions {
    * { maxRetriesPerRequest: null } })`). Workers need `maxRetriesPerRequest: null` (BullMQ's rule); with options the
    * inbox sets it.
    */
-  connection: ConnectionOptions;
+  connection: BullMqConnection;
   /** Queue name (default `kirimbayar-inbox`; no `:`). */
   name?: string;
   /**
@@ -92,7 +119,7 @@ export async function createBullMqInbox(options: BullMqInboxOptions): Promise<In
   const name = options.name ?? "kirimbayar-inbox";
   checkClusterPrefix(options.connection, options.prefix, name);
   const acknowledgement = replicaAcknowledgementOf(options.replicaAcknowledgement);
-  const connection = withWorkerSettings(options.connection);
+  const connection = withWorkerSettings(options.connection as ConnectionOptions);
   const base = { connection, ...(options.prefix === undefined ? {} : { prefix: options.prefix }) };
   const queue = new Queue<JobData>(name, base);
   // Connection trouble: enqueue fails (the receiver answers 503) and BullMQ reconnects; nothing to print here.

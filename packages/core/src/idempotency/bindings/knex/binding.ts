@@ -27,7 +27,28 @@ const EXPECTED =
  * const db = knex({ client: "pg", connection: process.env.DATABASE_URL });
  * const store = new PostgresIdempotencyStore({ binding: knexBinding(db) });
  */
-export function knexBinding(knex: Knex): SqlBinding<Knex.Transaction> {
+export function knexBinding<K extends KnexLike>(knex: K): SqlBinding<KnexTransactionOf<K>> {
+  // The transaction type is the instance's own, checked at the call; inside, Knex's types (dev only) apply.
+  return bindKnex(knex as unknown as Knex) as unknown as SqlBinding<KnexTransactionOf<K>>;
+}
+
+/**
+ * What {@link knexBinding} takes: a Knex instance (`knex({ … })`), checked when the binding is built. Typed by its
+ * shape, so that Knex stays an optional peer whose types this package never imports.
+ */
+export interface KnexLike {
+  transaction(...args: never[]): Promise<unknown>;
+  raw(...args: never[]): unknown;
+}
+
+/** The transaction a Knex instance hands to `knex.transaction(async (trx) => …)`: what the handlers get. */
+export type KnexTransactionOf<K extends KnexLike> = K extends {
+  transaction(scope: (trx: infer Tx) => unknown, ...rest: never[]): unknown;
+}
+  ? Tx
+  : never;
+
+function bindKnex(knex: Knex): SqlBinding<Knex.Transaction> {
   // Knex is a function with methods; a transaction is one too, and would put every statement in one transaction.
   const candidate = knex as unknown as KnexShape;
   if (

@@ -1,1 +1,1 @@
-export { knexBinding } from "./binding.js";
+export { type KnexLike, type KnexTransactionOf, knexBinding } from "./binding.js";

@@ -27,7 +27,32 @@ const EXPECTED = 'a Sequelize instance for PostgreSQL ("postgres") or MySQL/Mari
  * const sequelize = new Sequelize(process.env.DATABASE_URL!);
  * const store = new PostgresIdempotencyStore({ binding: sequelizeBinding(sequelize) });
  */
-export function sequelizeBinding(sequelize: Sequelize): SqlBinding<Transaction> {
+export function sequelizeBinding<S extends SequelizeLike>(sequelize: S): SqlBinding<SequelizeTransactionOf<S>> {
+  // The transaction type is the instance's own, checked at the call; inside, Sequelize's types (dev only) apply.
+  return bindSequelize(sequelize as unknown as Sequelize) as unknown as SqlBinding<SequelizeTransactionOf<S>>;
+}
+
+/**
+ * What {@link sequelizeBinding} takes: a Sequelize 6 instance, checked when the binding is built. Typed by its
+ * shape, so that Sequelize stays an optional peer whose types this package never imports.
+ */
+export interface SequelizeLike {
+  transaction(...args: never[]): Promise<unknown>;
+  query(...args: never[]): Promise<unknown>;
+  getDialect(): string;
+}
+
+/**
+ * The `Transaction` of a Sequelize instance, as its unmanaged `sequelize.transaction()` resolves to (the last of
+ * its overloads, from which TypeScript infers): the one a managed transaction hands to its callback too.
+ */
+export type SequelizeTransactionOf<S extends SequelizeLike> = S extends {
+  transaction(...args: never[]): Promise<infer Tx>;
+}
+  ? Tx
+  : never;
+
+function bindSequelize(sequelize: Sequelize): SqlBinding<Transaction> {
   const candidate = sequelize as Partial<Sequelize> | null | undefined;
   if (
     typeof candidate !== "object" ||

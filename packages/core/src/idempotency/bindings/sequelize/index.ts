@@ -1,1 +1,1 @@
-export { sequelizeBinding } from "./binding.js";
+export { type SequelizeLike, type SequelizeTransactionOf, sequelizeBinding } from "./binding.js";

@@ -6,8 +6,23 @@ import { wrongObject } from "../wrong-object.js";
 /** Options of {@link typeormBinding}. */
 export interface TypeormBindingOptions {
   /** Isolation level of the delivery's transaction (default: the DataSource's `isolationLevel`, else the database's). */
-  isolationLevel?: Parameters<DataSource["transaction"]>[0] & string;
+  isolationLevel?: "READ UNCOMMITTED" | "READ COMMITTED" | "REPEATABLE READ" | "SERIALIZABLE";
 }
+
+/**
+ * What {@link typeormBinding} takes: a TypeORM `DataSource` (0.3 or 1.x), checked when the binding is built. Typed
+ * by its shape, so that TypeORM stays an optional peer whose types this package never imports.
+ */
+export interface TypeormDataSourceLike {
+  readonly manager: unknown;
+  readonly options: { readonly type: string };
+  transaction(...args: never[]): Promise<unknown>;
+  createQueryRunner(...args: never[]): unknown;
+  query(...args: never[]): Promise<unknown>;
+}
+
+/** The `EntityManager` of a TypeORM `DataSource`: what the handlers of a transactional delivery get. */
+export type TypeormEntityManagerOf<D extends TypeormDataSourceLike> = D["manager"];
 
 // The drivers whose transaction's connection the binding can close when handlers run out of time.
 const SUPPORTED = ["postgres", "mysql", "mariadb"];
@@ -45,8 +60,16 @@ interface RunnerInternals {
  *     await ctx.transaction.getRepository(Order).update({ id: orderId }, { status: "paid" });
  *   });
  */
-export function typeormBinding(dataSource: DataSource, options: TypeormBindingOptions = {}): SqlBinding<EntityManager> {
+export function typeormBinding<D extends TypeormDataSourceLike>(
+  dataSource: D,
+  options: TypeormBindingOptions = {},
+): SqlBinding<TypeormEntityManagerOf<D>> {
   assertDataSource(dataSource);
+  // The manager type is the DataSource's own, checked at the call; inside, TypeORM's types (dev only) apply.
+  return bindTypeorm(dataSource as unknown as DataSource, options) as unknown as SqlBinding<TypeormEntityManagerOf<D>>;
+}
+
+function bindTypeorm(dataSource: DataSource, options: TypeormBindingOptions): SqlBinding<EntityManager> {
   const isolation = options.isolationLevel;
   const type = dataSource.options.type;
   return {
@@ -129,7 +152,7 @@ function runnerOf(manager: EntityManager): RunnerInternals {
   return runner;
 }
 
-function assertDataSource(dataSource: unknown): asserts dataSource is DataSource {
+function assertDataSource(dataSource: unknown): void {
   const candidate = dataSource as Partial<Record<"transaction" | "createQueryRunner" | "query", unknown>> | null;
   if (
     typeof candidate?.transaction !== "function" ||
