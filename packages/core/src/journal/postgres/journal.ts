@@ -8,6 +8,7 @@ import {
   statementModeOf,
 } from "../../idempotency/postgres/statement-mode.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import { inConnectionTurn } from "../../idempotency/sql/connection-turn.js";
 import type { TransactionSql } from "../../idempotency/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../../webhooks/logger.js";
 import { journalStage } from "../stage.js";
@@ -119,6 +120,8 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
   readonly instance?: string;
   readonly #binding: SqlBinding<Tx> | undefined;
   readonly #connection: PgQueryable | undefined;
+  /** The one connection (`client`) its statements take turns on with the store's transactions; none for a pool. */
+  readonly #single: PgQueryable | undefined;
   readonly #schema: string[];
   readonly #retentionMs: number;
   readonly #writes: SqlJournalWrites<Tx & PgQueryable>;
@@ -145,6 +148,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     }
     this.#binding = binding;
     this.#connection = connection;
+    this.#single = client;
     this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
@@ -300,7 +304,21 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
     await this.#writes.close();
   }
 
-  async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
+  // Outside a transaction, a single `client` is used in turns with the store's statements and transactions on it
+  // (see connection-turn.ts): sent while a delivery's transaction is open there, a batch would join it. Through `tx`
+  // the statement is part of a transaction whose turn is already taken.
+  #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
+    const single = this.#single;
+    if (tx !== undefined || single === undefined) return this.#send(sql, values, tx, name);
+    return inConnectionTurn(single, () => this.#send(sql, values, tx, name));
+  }
+
+  async #send(
+    sql: string,
+    values: unknown[],
+    tx?: Tx & PgQueryable,
+    name?: string,
+  ): Promise<Record<string, unknown>[]> {
     if (this.#binding !== undefined) {
       return (await this.#binding.query(sql, values, tx)).rows as Record<string, unknown>[];
     }
