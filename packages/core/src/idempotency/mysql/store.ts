@@ -86,7 +86,9 @@ export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
   pool?: MysqlPoolLike | MysqlCallbackApi<MysqlPoolLike>;
   /**
    * One connection instead of a pool: operations take turns on it, and a transactional delivery holds it until it
-   * commits. For tests, local development and single-process apps.
+   * commits. Stores and journals given the same connection (or its `promise()` wrapper) take those turns together,
+   * so a journal's batch never joins a delivery's open transaction. For tests, local development and single-process
+   * apps.
    */
   connection?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
   /** Table name, optionally database-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */

@@ -40,7 +40,8 @@ export interface PostgresIdempotencyStoreOptions<Tx = PgQueryable> {
   pool?: PgPoolLike;
   /**
    * One connection (`pg` `Client`, PGlite) instead of a pool: operations take turns on it, and a transactional
-   * delivery holds it until it commits. For tests, local development and single-process apps.
+   * delivery holds it until it commits. Stores and journals given the same object take those turns together, so a
+   * journal's batch never joins a delivery's open transaction. For tests, local development and single-process apps.
    */
   client?: PgQueryable;
   /** Table name, optionally schema-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */

@@ -46,7 +46,10 @@ export interface MysqlDeliveryJournalOptions<Tx = MysqlQueryable> {
   binding?: SqlBinding<Tx>;
   /** A `mysql2` pool you created (promise or callback style); the journal never ends it. */
   pool?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
-  /** One `mysql2` connection instead of a pool. */
+  /**
+   * One `mysql2` connection instead of a pool. The same connection as the idempotency store's is fine: they take
+   * turns on it, so a batch waits for a delivery's open transaction instead of joining it.
+   */
   connection?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
   /** Table name, optionally database-qualified; default `kirimbayar_delivery_journal` (runs: `<table>_runs`). */
   table?: string;

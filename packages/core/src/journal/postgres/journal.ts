@@ -54,7 +54,10 @@ export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
   binding?: SqlBinding<Tx>;
   /** A `pg` Pool you created; the journal never ends it. */
   pool?: PgPoolLike;
-  /** One connection (`pg` Client, PGlite); for tests and single-process apps. */
+  /**
+   * One connection (`pg` Client, PGlite); for tests and single-process apps. The same object as the idempotency
+   * store's is fine: they take turns on it, so a batch waits for a delivery's open transaction instead of joining it.
+   */
   client?: PgQueryable;
   /**
    * Send the insert as a named prepared statement, parsed and planned once per connection (default: `true` with a
