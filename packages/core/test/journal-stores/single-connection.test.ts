@@ -2,8 +2,8 @@
 // the set-up of tests, local development and single-process apps. A transactional delivery holds that connection
 // from BEGIN to COMMIT; the journal's batches (entries of duplicates, failures and non-transactional deliveries,
 // written after their answers) must wait for it, not join it: a batch sent in the middle of another delivery's
-// transaction is rolled back with it (found by issue 37's pooler work: 126-127 of 130 entries kept). Each delivery
-// answered must have its one entry afterwards, whatever happened around it.
+// transaction is rolled back with it (found by issue 37's pooler work: 126-127 of 130 entries kept; 120-128 here before
+// a connection had one turn for all its users). Each delivery answered must have its one entry afterwards.
 import { PGlite } from "@electric-sql/pglite";
 import { startMariaDbServer, type TestMariaDbServer } from "@kirimbayar/test-mariadb-server";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
@@ -28,7 +28,8 @@ let mariadb: TestMariaDbServer;
 let pgClient: pg.Client;
 let pglite: PGlite;
 let mysqlConnection: mysql.Connection;
-let mysqlCallbackConnection: ReturnType<typeof mysql.createConnection> extends Promise<infer C> ? C : never;
+/** A second `mysql2/promise` connection: its `connection` is the callback-style one it wraps. */
+let wrappedConnection: mysql.Connection;
 let shops = 0;
 
 beforeAll(async () => {
@@ -37,7 +38,7 @@ beforeAll(async () => {
   pgClient.on("error", () => {});
   await pgClient.connect();
   mysqlConnection = await mysql.createConnection({ uri: mariadb.url });
-  mysqlCallbackConnection = await mysql.createConnection({ uri: mariadb.url });
+  wrappedConnection = await mysql.createConnection({ uri: mariadb.url });
   // Ready before the tests: its start compiles PostgreSQL's WebAssembly on this thread for seconds.
   pglite = new PGlite();
   await pglite.waitReady;
@@ -45,7 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pglite?.close();
-  await mysqlCallbackConnection?.end();
+  await wrappedConnection?.end();
   await mysqlConnection?.end();
   await pgClient?.end();
   await Promise.all([postgres?.destroy(), mariadb?.destroy()]);
@@ -105,11 +106,11 @@ const setups: Record<string, () => Setup> = {
     journal: (table) => new MysqlDeliveryJournal({ connection: mysqlConnection, table, batching }),
   }),
   "the same, the store given the callback-style connection and the journal its promise() wrapper": () => {
-    const callbackStyle = (mysqlCallbackConnection as unknown as { connection: mysql.Connection }).connection;
+    const callbackStyle = (wrappedConnection as unknown as { connection: mysql.Connection }).connection;
     return {
-      ...onMysql({ query: (sql, params) => mysqlCallbackConnection.query(sql, params) }),
+      ...onMysql({ query: (sql, params) => wrappedConnection.query(sql, params) }),
       store: (table) => new MysqlIdempotencyStore({ connection: callbackStyle as unknown as mysql.Connection, table }),
-      journal: (table) => new MysqlDeliveryJournal({ connection: mysqlCallbackConnection, table, batching }),
+      journal: (table) => new MysqlDeliveryJournal({ connection: wrappedConnection, table, batching }),
     };
   },
 };
