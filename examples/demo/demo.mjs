@@ -158,7 +158,8 @@ const env = {
   // Ask the provider about payments still pending twice a second (a real shop: every minute or so).
   SHOP_RECONCILE_EVERY_MS: "500",
   // Express and Hono: orders and webhook records in one PostgreSQL database (in-process PGlite), each payment webhook
-  // applied in the same transaction as its record. The NestJS example keeps them in memory.
+  // applied in the same transaction as its record. The NestJS and Fastify shops always keep them in their ORM's
+  // database (an embedded PostgreSQL without DATABASE_URL).
   ...(framework === "nestjs" ? {} : { SHOP_DATABASE: "postgres" }),
 };
 // The webhook console's password: yours from KIRIMBAYAR_CONSOLE_PASSWORD, else one made for this run (printed below).
@@ -184,9 +185,13 @@ try {
     `webhook console  ${shopUrl}${CONSOLE_PATH}  (user ${CONSOLE_USER}, password ${bold(shopConfig.console.password)}` +
       `${keepOpen ? "" : "; KIRIMBAYAR_DEMO_KEEP_OPEN=1 keeps the shop up after the story to browse it"})`,
   );
-  if (framework !== "nestjs") {
-    say(dim("orders and webhook records in PostgreSQL (in-process PGlite); payment webhooks commit with their record"));
-  }
+  say(
+    dim(
+      framework === "nestjs"
+        ? "orders, webhook records and journal in PostgreSQL (embedded PGlite) through TypeORM; payment webhooks commit with their record and journal entry"
+        : "orders and webhook records in PostgreSQL (in-process PGlite); payment webhooks commit with their record",
+    ),
+  );
   say(
     dim(
       `order webhook registered at start: ${decodeURIComponent(provider.orders.webhookUrl ?? "").replace(WEBHOOK_SECRET, "[secret]")}`,

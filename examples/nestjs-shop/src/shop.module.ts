@@ -1,4 +1,3 @@
-import { type DeliveryJournal, MemoryDeliveryJournal } from "@kirimbayar/core/journal";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import {
   CONSOLE_PATH,
@@ -89,15 +88,10 @@ class ShopInfrastructureModule {
 
 /**
  * The kirimbayar part of the shop: API clients injectable by class, the webhook controller at
- * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled,
- * and the webhook console at `/kirimbayar/console`.
+ * `/webhooks/{qris,payment,orders}` verified the same way as in the Express and Hono shops, each delivery journalled
+ * in the shop's database, and the webhook console at `/kirimbayar/console`.
  */
-function kirimbayarModule(
-  config: ShopConfig,
-  options: ShopModuleOptions,
-  journal: DeliveryJournal,
-  shutdown: GracefulShutdown,
-): DynamicModule {
+function kirimbayarModule(config: ShopConfig, options: ShopModuleOptions, shutdown: GracefulShutdown): DynamicModule {
   return KirimbayarModule.forRootAsync({
     isGlobal: true,
     // Where the console is served, fixed when the module is defined; the console itself comes from the factory.
@@ -116,17 +110,13 @@ function kirimbayarModule(
         webhookSecret: config.webhookSecret,
         callbackApiKey: config.payment.callbackApiKey,
       });
-      // The store runs through TypeORM (typeormBinding): each webhook's handlers get the transaction's EntityManager
-      // as ctx.transaction, and the order update commits together with the event's record. Tracked by the graceful
-      // shutdown, which ends the transactions still open when the app stops (KirimbayarShutdownModule).
-      // The journal is this process's memory (built with the module, before TypeORM's DataSource): it cannot write in
-      // the deliveries' transactions, so its entries go in after each answer, which the receivers are told.
+      // The store and the journal run through TypeORM (typeormBinding on the injected DataSource's database): each
+      // webhook's handlers get the transaction's EntityManager as ctx.transaction, and the order update, the event's
+      // record and the delivery's journal entry commit together. The store is tracked by the graceful shutdown, which
+      // ends the transactions still open when the app stops (KirimbayarShutdownModule).
       const store = shutdown.track(database.store);
-      const idempotencyOption = {
-        idempotency: { store, transactional: true },
-        journal,
-        journalOutsideTransaction: true,
-      };
+      const { journal } = database;
+      const idempotencyOption = { idempotency: { store, transactional: true }, journal };
       return {
         clients: {
           shipping: { apiKey: config.shipping.apiKey, baseUrl: config.shipping.baseUrl, ...fetchOption },
@@ -141,10 +131,17 @@ function kirimbayarModule(
         },
         // Each reconciler run is journalled for the console's overview.
         reconcileOptions: { journal },
-        // The console reads the journal the receivers write; "reconcile now" runs through the module's reconciler.
+        // The console reads the journal the receivers write and each event's record in the store; "reconcile now" runs
+        // through the module's reconciler.
         console: {
           handler: ({ reconciler }) =>
-            createShopConsole({ journal, password: config.console.password, reconciler, secrets: shopSecrets(config) }),
+            createShopConsole({
+              journal,
+              password: config.console.password,
+              store,
+              reconciler,
+              secrets: shopSecrets(config),
+            }),
         },
         // Payments whose webhooks all failed are found by asking the provider; started and stopped with the app.
         ...(config.reconcileEveryMs === 0
@@ -166,7 +163,6 @@ function kirimbayarModule(
 export class ShopModule {
   static forRoot(config: ShopConfig, options: ShopModuleOptions = {}): DynamicModule {
     const now = options.now ?? (() => new Date());
-    const journal = new MemoryDeliveryJournal();
     const shutdown =
       options.shutdown ??
       createGracefulShutdown({ graceMs: config.shutdown.graceMs, unreadyDelayMs: config.shutdown.unreadyDelayMs });
@@ -176,7 +172,7 @@ export class ShopModule {
         ShopInfrastructureModule.forRoot(config),
         // On SIGTERM (app.enableShutdownHooks): /readyz 503, drain, release what still runs, then Nest closes the rest.
         KirimbayarShutdownModule.forRoot(shutdown),
-        kirimbayarModule(config, options, journal, shutdown),
+        kirimbayarModule(config, options, shutdown),
       ],
       controllers: [HealthController, ShippingController, OrdersController],
       providers: [

@@ -1,4 +1,5 @@
-import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
+import type { MysqlDeliveryJournal } from "@kirimbayar/core/mysql";
+import { PostgresDeliveryJournal, PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
 import { typeormBinding } from "@kirimbayar/core/typeorm";
 import type { IdempotencyStore, TransactionalIdempotencyStore } from "@kirimbayar/core/webhooks";
 import { startEmbeddedPostgres } from "@kirimbayar/example-shop-domain";
@@ -9,21 +10,35 @@ import { TypeOrmOrderRepository } from "./typeorm-order-repository.js";
 /** The idempotency store of the shop's database, whose transactions hand TypeORM's `EntityManager` to handlers. */
 export type ShopIdempotencyStore = IdempotencyStore & TransactionalIdempotencyStore<EntityManager>;
 
-/** The NestJS shop's database: TypeORM's `DataSource`, the orders on it and the webhooks' idempotency records. */
+/**
+ * The delivery journal of the shop's database: each transactional delivery's entry is a statement of the delivery's
+ * transaction, so it commits with the order update; other entries are batched.
+ */
+export type ShopDeliveryJournal = PostgresDeliveryJournal<EntityManager> | MysqlDeliveryJournal<EntityManager>;
+
+/**
+ * The NestJS shop's database: TypeORM's `DataSource`, the orders on it, the webhooks' idempotency records and their
+ * delivery journal.
+ */
 export interface ShopDatabase {
   readonly dataSource: DataSource;
   readonly orders: TypeOrmOrderRepository;
   readonly store: ShopIdempotencyStore;
+  /** The webhook console's journal, beside the records (table `shop_webhook_journal`). */
+  readonly journal: ShopDeliveryJournal;
   /** `"postgres"`, `"mysql"` (also MariaDB), or `"embedded"` (PGlite, no server). */
   readonly kind: "postgres" | "mysql" | "embedded";
+  /** Writes the journal's last entries, then closes the connections (and the embedded PostgreSQL, if any). */
   close(): Promise<void>;
 }
 
 const EVENTS_TABLE = "shop_webhook_events";
+const JOURNAL_TABLE = "shop_webhook_journal";
 
 /**
  * Opens the shop's database through TypeORM: the server of `databaseUrl` (`postgres://` or `mysql://`/`mariadb://`),
- * or without one an embedded PostgreSQL (PGlite, nothing to install). Creates the tables when missing.
+ * or without one an embedded PostgreSQL (PGlite, nothing to install). Creates the tables when missing, the
+ * idempotency store's and the journal's included.
  *
  * @example
  * const database = await openShopDatabase(process.env.DATABASE_URL);
@@ -51,12 +66,19 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
     // The URL may carry a password: name the variable, not its value.
     throw new Error(`Cannot open the database of DATABASE_URL: ${(error as Error).message}`, { cause: error });
   }
+  let journal: ShopDeliveryJournal | undefined;
   const close = async () => {
-    await dataSource.destroy();
-    await closeEmbedded();
+    try {
+      // What is still batched goes in while the connections are open.
+      await journal?.close();
+    } finally {
+      await dataSource.destroy();
+      await closeEmbedded();
+    }
   };
   try {
-    const store = await idempotencyStoreOf(dataSource, mysql);
+    const records = await webhookRecordsOf(dataSource, embedded !== undefined);
+    journal = records.journal;
     // The order counter's row, once: concurrent first orders then lock it instead of racing to create it.
     await dataSource
       .createQueryBuilder()
@@ -68,7 +90,8 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
     return {
       dataSource,
       orders: TypeOrmOrderRepository.of(dataSource),
-      store,
+      store: records.store,
+      journal: records.journal,
       kind: embedded !== undefined ? "embedded" : mysql ? "mysql" : "postgres",
       close,
     };
@@ -78,15 +101,27 @@ export async function openShopDatabase(databaseUrl: string | undefined): Promise
   }
 }
 
-async function idempotencyStoreOf(dataSource: DataSource, mysql: boolean): Promise<ShopIdempotencyStore> {
+// The store and the journal of the DataSource's database, chosen by its type, both on its binding: a transactional
+// delivery's entry then goes through the same TypeORM transaction as its order update and its record.
+async function webhookRecordsOf(
+  dataSource: DataSource,
+  embedded: boolean,
+): Promise<{ store: ShopIdempotencyStore; journal: ShopDeliveryJournal }> {
   const binding = typeormBinding(dataSource);
-  if (mysql) {
-    const { MysqlIdempotencyStore } = await import("@kirimbayar/core/mysql");
+  const { type } = dataSource.options;
+  if (type === "mysql" || type === "mariadb") {
+    const { MysqlDeliveryJournal, MysqlIdempotencyStore } = await import("@kirimbayar/core/mysql");
     const store = new MysqlIdempotencyStore({ binding, table: EVENTS_TABLE });
+    const journal = new MysqlDeliveryJournal({ binding, table: JOURNAL_TABLE });
     await store.ensureSchema();
-    return store;
+    await journal.ensureSchema();
+    return { store, journal };
   }
-  const store = new PostgresIdempotencyStore({ binding, table: EVENTS_TABLE });
+  // The embedded PostgreSQL serves every pooled connection from one PGlite session, so a statement prepared under a
+  // name on one connection already exists for the next, as behind a transaction-mode pooler: no names there.
+  const store = new PostgresIdempotencyStore({ binding, table: EVENTS_TABLE, preparedStatements: !embedded });
+  const journal = new PostgresDeliveryJournal({ binding, table: JOURNAL_TABLE });
   await store.ensureSchema();
-  return store;
+  await journal.ensureSchema();
+  return { store, journal };
 }

@@ -94,8 +94,8 @@ function pgPoolSetup(name: string, transactional: boolean, withJournal: boolean)
 function pgClientSetup(name: string, transactional: boolean, withJournal: boolean): Setup {
   return {
     name,
-    // A client's default is unnamed (it may be PGlite); the transactional set-up's journal is on a pool.
-    namesStatements: transactional && withJournal,
+    // A client's default is unnamed (it may be PGlite).
+    namesStatements: false,
     async build(url, logger) {
       const client = new pg.Client({ connectionString: url });
       client.on("error", () => {});
@@ -103,12 +103,8 @@ function pgClientSetup(name: string, transactional: boolean, withJournal: boolea
       // The handler's own writes outside a transaction go through a pool of the app's: the client takes turns.
       const pool = quietPool(url, 3);
       const store = await ready(new PostgresIdempotencyStore({ client, logger }));
-      // The journal's batches on the store's client would take no turn with its transactions: sent while one is
-      // open, they commit or roll back with that delivery (entries lost on a rollback, with or without a pooler;
-      // reported with issue 37). So the transactional set-up gives the journal the app's pool; its entries still go
-      // through the delivery's transaction (the client) when there is one.
-      const journalOn = transactional ? { pool } : { client };
-      const journal = withJournal ? await ready(new PostgresDeliveryJournal({ ...journalOn, logger })) : undefined;
+      // The journal on the store's client: its batches take turns with the deliveries' transactions on it.
+      const journal = withJournal ? await ready(new PostgresDeliveryJournal({ client, logger })) : undefined;
       return {
         store,
         transactional,

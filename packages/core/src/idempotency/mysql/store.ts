@@ -5,6 +5,7 @@ import { type BatchingOptions, KeyedBatcher } from "../keyed-batcher.js";
 import { recordViewOf } from "../record-view.js";
 import type { SqlBinding, SqlResult } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
+import { takeConnectionTurn } from "../sql/connection-turn.js";
 import { assertBindingDialect } from "../sql/dialect.js";
 import {
   type ClaimResult,
@@ -22,6 +23,7 @@ import {
   type MysqlBatchStatements,
   mysqlBatchStatements,
 } from "./batch.js";
+import { mysqlConnectionScope } from "./connection-scope.js";
 import {
   claimInTransactionNoWaitWith,
   claimInTransactionWith,
@@ -84,7 +86,9 @@ export interface MysqlIdempotencyStoreOptions<Tx = MysqlQueryable> {
   pool?: MysqlPoolLike | MysqlCallbackApi<MysqlPoolLike>;
   /**
    * One connection instead of a pool: operations take turns on it, and a transactional delivery holds it until it
-   * commits. For tests, local development and single-process apps.
+   * commits. Stores and journals given the same connection (or its `promise()` wrapper) take those turns together,
+   * so a journal's batch never joins a delivery's open transaction. For tests, local development and single-process
+   * apps.
    */
   connection?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
   /** Table name, optionally database-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
@@ -191,8 +195,8 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
   /** Batched claims and completions; `undefined` with `batching: false`. */
   readonly #claims: KeyedBatcher<MysqlBatchCall, MysqlBatchClaim> | undefined;
   readonly #completions: KeyedBatcher<MysqlBatchCall, true> | undefined;
-  // One connection serves one statement or transaction at a time.
-  #turn: Promise<unknown> = Promise.resolve();
+  /** What the single connection's turns are taken on (shared with journals given the same connection). */
+  readonly #turnScope: object | undefined;
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
   readonly transactionalStage = transactionalStage;
   /** Its transactions are on MySQL or MariaDB (the receiver checks its delivery journal against it). */
@@ -222,6 +226,7 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     if (!(timeout > 0)) throw new TypeError("MysqlIdempotencyStore: statementTimeoutMs must be a positive number");
     this.#pool = lent;
     this.#connection = single;
+    this.#turnScope = connection === undefined ? undefined : mysqlConnectionScope(connection);
     const table = options.table ?? DEFAULT_MYSQL_IDEMPOTENCY_TABLE;
     this.#statements = mysqlIdempotencyStatements(table);
     this.#schema = mysqlIdempotencySchema(table);
@@ -404,16 +409,10 @@ export class MysqlIdempotencyStore<Tx = MysqlQueryable> implements IdempotencySt
     }
   }
 
-  // Resolves when the single connection is free; call the returned function to free it again.
-  async #takeTurn(): Promise<() => void> {
-    let free!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      free = resolve;
-    });
-    const previous = this.#turn;
-    this.#turn = previous.then(() => mine);
-    await previous;
-    return free;
+  // The single connection, once free of every other turn on it: this store's and every journal's or store's given
+  // the same connection (see connection-turn.ts). Call the returned function to free it again.
+  #takeTurn(): Promise<() => void> {
+    return takeConnectionTurn(this.#turnScope as object);
   }
 }
 

@@ -5,6 +5,7 @@ import { type BatchingOptions, KeyedBatcher } from "../keyed-batcher.js";
 import { recordViewOf } from "../record-view.js";
 import type { SqlBinding } from "../sql/binding.js";
 import { type HeldTransaction, holdTransaction } from "../sql/callback-transaction.js";
+import { takeConnectionTurn } from "../sql/connection-turn.js";
 import { assertBindingDialect } from "../sql/dialect.js";
 import type { ClaimResult, IdempotencyStore, IdempotencyTransaction, TransactionalIdempotencyStore } from "../types.js";
 import { type BoundClaimTexts, BoundTransaction } from "./bound-transaction.js";
@@ -39,7 +40,8 @@ export interface PostgresIdempotencyStoreOptions<Tx = PgQueryable> {
   pool?: PgPoolLike;
   /**
    * One connection (`pg` `Client`, PGlite) instead of a pool: operations take turns on it, and a transactional
-   * delivery holds it until it commits. For tests, local development and single-process apps.
+   * delivery holds it until it commits. Stores and journals given the same object take those turns together, so a
+   * journal's batch never joins a delivery's open transaction. For tests, local development and single-process apps.
    */
   client?: PgQueryable;
   /** Table name, optionally schema-qualified (`shop.webhook_events`); default `kirimbayar_idempotency`. */
@@ -118,8 +120,6 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
   readonly #statements: StatementScope;
   readonly #claims: KeyedBatcher<KeyedCall, Record<string, unknown>>;
   readonly #completions: KeyedBatcher<KeyedCall, Record<string, unknown>>;
-  // One connection serves one statement or transaction at a time.
-  #turn: Promise<unknown> = Promise.resolve();
   /** Runs `idempotency: { transactional: true }` deliveries (the receiver takes it from the store). */
   readonly transactionalStage = transactionalStage;
   /** Its transactions are on PostgreSQL (the receiver checks its delivery journal against it). */
@@ -337,16 +337,10 @@ export class PostgresIdempotencyStore<Tx = PgQueryable> implements IdempotencySt
     }
   }
 
-  // Resolves when the single connection is free; call the returned function to free it again.
-  async #takeTurn(): Promise<() => void> {
-    let free!: () => void;
-    const mine = new Promise<void>((resolve) => {
-      free = resolve;
-    });
-    const previous = this.#turn;
-    this.#turn = previous.then(() => mine);
-    await previous;
-    return free;
+  // The single connection, once free of every other turn on it: this store's and every journal's or store's given
+  // the same client (see connection-turn.ts). Call the returned function to free it again.
+  #takeTurn(): Promise<() => void> {
+    return takeConnectionTurn(this.#client as PgQueryable);
   }
 }
 

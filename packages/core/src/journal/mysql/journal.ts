@@ -1,5 +1,7 @@
+import { mysqlConnectionScope } from "../../idempotency/mysql/connection-scope.js";
 import type { MysqlCallbackApi, MysqlQueryable } from "../../idempotency/mysql/store.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import { inConnectionTurn } from "../../idempotency/sql/connection-turn.js";
 import type { TransactionSql } from "../../idempotency/types.js";
 import { journalStage } from "../stage.js";
 import {
@@ -44,7 +46,10 @@ export interface MysqlDeliveryJournalOptions<Tx = MysqlQueryable> {
   binding?: SqlBinding<Tx>;
   /** A `mysql2` pool you created (promise or callback style); the journal never ends it. */
   pool?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
-  /** One `mysql2` connection instead of a pool. */
+  /**
+   * One `mysql2` connection instead of a pool. The same connection as the idempotency store's is fine: they take
+   * turns on it, so a batch waits for a delivery's open transaction instead of joining it.
+   */
   connection?: MysqlQueryable | MysqlCallbackApi<MysqlQueryable>;
   /** Table name, optionally database-qualified; default `kirimbayar_delivery_journal` (runs: `<table>_runs`). */
   table?: string;
@@ -102,6 +107,8 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
   readonly instance?: string;
   readonly #binding: SqlBinding<Tx> | undefined;
   readonly #connection: MysqlQueryable | undefined;
+  /** What a single `connection`'s turns are taken on, with the store's transactions; none for a pool. */
+  readonly #single: object | undefined;
   readonly #schema: string[];
   readonly #retentionMs: number;
   readonly #writes: SqlJournalWrites<Tx & MysqlQueryable>;
@@ -125,6 +132,7 @@ export class MysqlDeliveryJournal<Tx = MysqlQueryable> implements DeliveryJourna
     }
     this.#binding = binding;
     this.#connection = queryable;
+    this.#single = connection === undefined ? undefined : mysqlConnectionScope(connection);
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
     this.#retentionMs = retentionOf("MysqlDeliveryJournal", options.retentionMs);
@@ -292,7 +300,16 @@ FROM ${this.#table} WHERE at >= ? GROUP BY source`,
     return { sql, values };
   }
 
-  async #run(sql: string, values: unknown[], tx?: Tx & MysqlQueryable): Promise<Result> {
+  // Outside a transaction, a single `connection` is used in turns with the store's statements and transactions on it
+  // (see connection-turn.ts): sent while a delivery's transaction is open there, a batch would join it. Through `tx`
+  // the statement is part of a transaction whose turn is already taken.
+  #run(sql: string, values: unknown[], tx?: Tx & MysqlQueryable): Promise<Result> {
+    const single = this.#single;
+    if (tx !== undefined || single === undefined) return this.#send(sql, values, tx);
+    return inConnectionTurn(single, () => this.#send(sql, values, tx));
+  }
+
+  async #send(sql: string, values: unknown[], tx?: Tx & MysqlQueryable): Promise<Result> {
     if (this.#binding !== undefined) {
       const { rows, affectedRows } = await this.#binding.query(sql, values, tx);
       return { rows: rows as Record<string, unknown>[], affectedRows: Number(affectedRows ?? 0) };

@@ -8,6 +8,7 @@ import {
   statementModeOf,
 } from "../../idempotency/postgres/statement-mode.js";
 import type { SqlBinding } from "../../idempotency/sql/binding.js";
+import { inConnectionTurn } from "../../idempotency/sql/connection-turn.js";
 import type { TransactionSql } from "../../idempotency/types.js";
 import { type AnyLogger, webhookLoggerOf } from "../../webhooks/logger.js";
 import { journalStage } from "../stage.js";
@@ -53,7 +54,10 @@ export interface PostgresDeliveryJournalOptions<Tx = PgQueryable> {
   binding?: SqlBinding<Tx>;
   /** A `pg` Pool you created; the journal never ends it. */
   pool?: PgPoolLike;
-  /** One connection (`pg` Client, PGlite); for tests and single-process apps. */
+  /**
+   * One connection (`pg` Client, PGlite); for tests and single-process apps. The same object as the idempotency
+   * store's is fine: they take turns on it, so a batch waits for a delivery's open transaction instead of joining it.
+   */
   client?: PgQueryable;
   /**
    * Send the insert as a named prepared statement, parsed and planned once per connection (default: `true` with a
@@ -119,6 +123,8 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
   readonly instance?: string;
   readonly #binding: SqlBinding<Tx> | undefined;
   readonly #connection: PgQueryable | undefined;
+  /** The one connection (`client`) its statements take turns on with the store's transactions; none for a pool. */
+  readonly #single: PgQueryable | undefined;
   readonly #schema: string[];
   readonly #retentionMs: number;
   readonly #writes: SqlJournalWrites<Tx & PgQueryable>;
@@ -145,6 +151,7 @@ export class PostgresDeliveryJournal<Tx = PgQueryable> implements DeliveryJourna
     }
     this.#binding = binding;
     this.#connection = connection;
+    this.#single = client;
     this.#prepared = binding === undefined && (options.preparedStatements ?? pool !== undefined);
     this.recordBodies = options.recordBodies === true;
     if (options.instance !== undefined) this.instance = options.instance;
@@ -300,7 +307,21 @@ ORDER BY at_ms DESC, id DESC LIMIT ${limit}`;
     await this.#writes.close();
   }
 
-  async #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
+  // Outside a transaction, a single `client` is used in turns with the store's statements and transactions on it
+  // (see connection-turn.ts): sent while a delivery's transaction is open there, a batch would join it. Through `tx`
+  // the statement is part of a transaction whose turn is already taken.
+  #run(sql: string, values: unknown[], tx?: Tx & PgQueryable, name?: string): Promise<Record<string, unknown>[]> {
+    const single = this.#single;
+    if (tx !== undefined || single === undefined) return this.#send(sql, values, tx, name);
+    return inConnectionTurn(single, () => this.#send(sql, values, tx, name));
+  }
+
+  async #send(
+    sql: string,
+    values: unknown[],
+    tx?: Tx & PgQueryable,
+    name?: string,
+  ): Promise<Record<string, unknown>[]> {
     if (this.#binding !== undefined) {
       return (await this.#binding.query(sql, values, tx)).rows as Record<string, unknown>[];
     }
