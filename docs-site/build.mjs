@@ -77,10 +77,11 @@ function nameModulesBySpecifier(app, packages) {
  * a reader who types "reconcile" wants the reconciliation guide before `Reconciler.reconcile`. TypeDoc boosts by
  * group, and a guide's group is its front matter's `group`. A long page scores low on any one word, so guides get
  * the large factor (with 50, "reconcile", "redis" or "prisma" list the matching guides among the first results,
- * exact API names still first; with 5 no guide made the ten results shown).
+ * exact API names still first; with 5 no guide made the ten results shown). Functions get 10: with 3, the members
+ * named `reconcile`/`reconciler` of the console and NestJS types filled the ten results before `createReconciler`.
  */
 function searchBoosts(guidesDir) {
-  const boosts = { Functions: 3, Classes: 2 };
+  const boosts = { Functions: 10, Classes: 5 };
   if (!existsSync(guidesDir)) return boosts;
   for (const file of readdirSync(guidesDir, { recursive: true, encoding: "utf8" })) {
     if (!file.endsWith(".md")) continue;
