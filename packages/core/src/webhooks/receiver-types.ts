@@ -143,7 +143,8 @@ export interface WebhookReceiverOptions<S extends WebhookSource> {
    * `true` lets a transactional receiver journal into a journal that cannot write in the delivery's transaction
    * (memory, Redis, another database's): its entries are then all written after the answer, so a process that
    * stops between the commit and that write leaves an applied event without its entry. Default `false`: such a
-   * journal is refused when the receiver is built. No effect without `idempotency: { transactional: true }`.
+   * journal is refused when the receiver is built. No effect without `idempotency: { transactional: true }`, nor
+   * with an SQL journal of the store's own database, which always writes in the transaction (the better place).
    *
    * @example
    * createWebhookReceiver({ source: "qris", verify, idempotency: { store, transactional: true }, journal: redisJournal, journalOutsideTransaction: true });
