@@ -3,37 +3,23 @@
 // put between a shop and its database. PgBouncer refuses to run as root, so under root it runs as `nobody`, with its
 // configuration in a temp dir it can read. The binary comes from KIRIMBAYAR_PGBOUNCER_BIN (a file), else Debian's
 // `pgbouncer` package (/usr/sbin/pgbouncer) or the PATH. It logs to its stderr, kept for error messages.
-import { spawn } from "node:child_process";
-import { accessSync, chmodSync, chownSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  findExecutable,
+  freePort,
+  isExecutable,
+  ownedTempDir,
+  pathDirs,
+  removeDir,
+  serverProcess,
+  unprivilegedUser,
+} from "@kirimbayar/test-server-processes";
 
 const ENV_BIN = "KIRIMBAYAR_PGBOUNCER_BIN";
 const DEFAULT_START_TIMEOUT_MS = 15_000;
 const STOP_GRACE_MS = 5_000;
 const POOL_MODES = ["transaction", "session"];
-
-/** Every PgBouncer started here and still running: killed if the process exits without stopping them. */
-const running = new Set();
-let exitHookInstalled = false;
-
-function killAllOnExit() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const child of running) child.kill("SIGKILL");
-  });
-}
-
-function executable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The pgbouncer binary: KIRIMBAYAR_PGBOUNCER_BIN, else /usr/sbin/pgbouncer (Debian), else the first on the PATH.
@@ -42,54 +28,15 @@ function executable(path) {
 export function resolvePgBouncerBin() {
   const fromEnv = process.env[ENV_BIN];
   if (fromEnv) {
-    if (executable(fromEnv)) return fromEnv;
+    if (isExecutable(fromEnv)) return fromEnv;
     throw new Error(`${ENV_BIN}=${fromEnv} is not an executable pgbouncer`);
   }
-  const candidates = [
-    "/usr/sbin/pgbouncer",
-    ...(process.env.PATH ?? "").split(delimiter).map((dir) => join(dir, "pgbouncer")),
-  ];
-  const found = candidates.find((path) => path !== "pgbouncer" && executable(path));
+  const found = findExecutable("pgbouncer", ["/usr/sbin", ...pathDirs()]);
   if (found) return found;
   throw new Error(
     "No pgbouncer binary found. Install PgBouncer (`apt-get install pgbouncer` on Debian/Ubuntu) or set " +
       `${ENV_BIN}=/path/to/pgbouncer.`,
   );
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The unprivileged account PgBouncer runs as when we are root (it refuses to run as root). */
-function unprivilegedUser() {
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) return undefined;
-  const line = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .find((entry) => entry.startsWith("nobody:"));
-  if (!line) throw new Error("running as root and no `nobody` user to run PgBouncer as");
-  const [, , uid, gid] = line.split(":");
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
-function canConnect(port) {
-  return new Promise((resolve) => {
-    const socket = new Socket();
-    const done = (ok) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(500, () => done(false));
-    socket.once("error", () => done(false));
-    socket.connect(port, "127.0.0.1", () => done(true));
-  });
 }
 
 const SETTING_NAME = /^[a-z_]+$/;
@@ -139,8 +86,8 @@ export async function startPgBouncer(server, options = {}) {
   if (!Number.isInteger(poolSize) || poolSize < 1)
     throw new TypeError("startPgBouncer: poolSize must be a positive integer");
   const bin = resolvePgBouncerBin();
-  const user = unprivilegedUser();
-  const root = mkdtempSync(join(tmpdir(), "kirimbayar-pgbouncer-"));
+  const user = unprivilegedUser("nobody", "PgBouncer");
+  const root = ownedTempDir("kirimbayar-pgbouncer-", user);
   const port = await freePort();
   const ini = join(root, "pgbouncer.ini");
   writeFileSync(
@@ -157,68 +104,44 @@ export async function startPgBouncer(server, options = {}) {
   );
   writeFileSync(join(root, "users.txt"), '"postgres" ""\n');
   for (const file of [ini, join(root, "users.txt")]) chmodSync(file, 0o644);
-  if (user) chownSync(root, user.uid, user.gid);
-  const asUser = user ? { uid: user.uid, gid: user.gid } : {};
-  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  let child;
-  let logs = "";
-
-  async function start() {
-    if (child) return;
-    const started = spawn(bin, [ini], { ...asUser, cwd: root, stdio: ["ignore", "pipe", "pipe"] });
-    child = started;
-    running.add(started);
-    killAllOnExit();
-    const keep = (chunk) => {
-      logs = (logs + chunk).slice(-8_000);
-    };
-    started.stdout.on("data", keep);
-    started.stderr.on("data", keep);
-    started.once("exit", () => {
-      running.delete(started);
-      if (child === started) child = undefined;
-    });
-    const deadline = Date.now() + startTimeoutMs;
+  const pgbouncer = serverProcess({
+    name: "pgbouncer",
+    command: bin,
+    args: [ini],
+    cwd: root,
+    user,
+    port,
     // It logs "process up" once its listening socket is open; a restart on the same port may take a moment to bind.
-    while (!/process up/.test(logs) || !(await canConnect(port))) {
-      if (child !== started) throw new Error(`pgbouncer exited while starting:\n${logs}`);
-      if (Date.now() > deadline) throw new Error(`pgbouncer did not start within ${startTimeoutMs} ms:\n${logs}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
-  async function stopWith(signal) {
-    const current = child;
-    if (!current) return;
-    const exited = new Promise((resolve) => current.once("exit", resolve));
-    current.kill(signal);
-    const timer = setTimeout(() => current.kill("SIGKILL"), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-  }
+    ready: /process up/,
+    startTimeoutMs: options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+    stopGraceMs: STOP_GRACE_MS,
+    pollMs: 25,
+    keepStdout: true,
+    logTailChars: 8_000,
+  });
 
   try {
-    await start();
+    await pgbouncer.start();
   } catch (error) {
-    rmSync(root, { recursive: true, force: true });
+    removeDir(root);
     throw error;
   }
   return {
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     poolMode,
-    start,
+    start: pgbouncer.start,
     /** Immediate shutdown (SIGTERM): client and server connections are closed at once. */
-    stop: () => stopWith("SIGTERM"),
+    stop: () => pgbouncer.stop("SIGTERM"),
     /** SIGKILL: no shutdown at all; every connection through it drops. */
-    crash: () => stopWith("SIGKILL"),
+    crash: () => pgbouncer.stop("SIGKILL"),
     get running() {
-      return child !== undefined;
+      return pgbouncer.child !== undefined;
     },
-    logs: () => logs,
+    logs: pgbouncer.logs,
     async destroy() {
-      await stopWith("SIGTERM");
-      rmSync(root, { recursive: true, force: true });
+      await pgbouncer.stop("SIGTERM");
+      removeDir(root);
     },
   };
 }

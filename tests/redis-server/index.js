@@ -1,11 +1,8 @@
 // Starts a throw-away redis-server on a free loopback port for the Redis-backed tests and benchmarks: no persistence,
 // bounded waits, killed on stop() and when the process exits. Finds the binary even on a machine without Redis
 // installed (see resolveRedisServerBinary), so the test command needs only Node and npm.
-import { constants, mkdtempSync, rmSync } from "node:fs";
-import { access } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { findExecutable, isExecutable, ownedTempDir, pathDirs, removeDir } from "@kirimbayar/test-server-processes";
 import { freePort, killNow, PortTakenError, spawnRedis, terminate } from "./lib/processes.js";
 
 const ENV_BINARY = "KIRIMBAYAR_REDIS_SERVER";
@@ -16,24 +13,6 @@ const DEFAULT_DOWNLOAD_DIR = fileURLToPath(new URL("./node_modules/.cache/redis-
 const HOW_TO_GET_REDIS =
   "Install Redis (`apt-get install redis-server` on Debian/Ubuntu, `brew install redis` on macOS) " +
   `or set ${ENV_BINARY}=/path/to/redis-server.`;
-
-async function isExecutable(path) {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function findOnPath(name) {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    if (await isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
 
 /** Asks redis-memory-server for a cached build, downloading and compiling Redis on first use. */
 async function downloadWithRedisMemoryServer() {
@@ -58,10 +37,10 @@ async function downloadWithRedisMemoryServer() {
 export async function resolveRedisServerBinary() {
   const fromEnv = process.env[ENV_BINARY];
   if (fromEnv !== undefined && fromEnv !== "") {
-    if (await isExecutable(fromEnv)) return { path: fromEnv, source: "env" };
+    if (isExecutable(fromEnv)) return { path: fromEnv, source: "env" };
     throw new Error(`${ENV_BINARY}=${fromEnv} is not an executable file. ${HOW_TO_GET_REDIS}`);
   }
-  const onPath = await findOnPath("redis-server");
+  const onPath = findExecutable("redis-server", pathDirs());
   if (onPath !== undefined) return { path: onPath, source: "path" };
   try {
     return { path: await downloadWithRedisMemoryServer(), source: "redis-memory-server" };
@@ -82,12 +61,12 @@ let workDirHookInstalled = false;
 // A server's own working dir, so that nothing it writes (a replica saves the master's snapshot as dump.rdb before
 // loading it) lands in the test's current directory. `--dir` in `args` still wins: it comes later.
 function workDir() {
-  const dir = mkdtempSync(join(tmpdir(), "kirimbayar-redis-"));
+  const dir = ownedTempDir("kirimbayar-redis-");
   workDirs.add(dir);
   if (!workDirHookInstalled) {
     workDirHookInstalled = true;
     process.once("exit", () => {
-      for (const created of workDirs) rmSync(created, { recursive: true, force: true });
+      for (const created of workDirs) removeDir(created);
     });
   }
   return dir;

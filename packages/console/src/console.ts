@@ -1,6 +1,7 @@
 // createWebhookConsole: authorize, route, check the forms, render. A Web Request → Response handler and nothing
 // else, so every adapter mounts it in one line.
 import type { WebhookSource } from "@kirimbayar/core/webhooks";
+import { isWellFormedHost } from "@kirimbayar/core/webhooks/transport";
 import { reconcile, replay } from "./actions.js";
 import { type ConsoleConfig, configOf, SOURCES } from "./config.js";
 import { readOverview } from "./data/overview.js";
@@ -8,7 +9,6 @@ import { textRedactor } from "./data/redact.js";
 import { settle } from "./data/settle.js";
 import { readTimeline } from "./data/timeline.js";
 import { csrfTokens } from "./http/csrf.js";
-import { isWellFormedHost } from "./http/host.js";
 import { page, seeOther, text } from "./http/responses.js";
 import { isSameOrigin } from "./http/same-origin.js";
 import type { WebhookConsole, WebhookConsoleOptions } from "./options.js";

@@ -1,5 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
-import { declaresTooLargeBody, readNodeBody } from "@kirimbayar/core/webhooks/transport";
+import {
+  declaresTooLargeBody,
+  isWellFormedHost,
+  malformedHostResponse,
+  readNodeBody,
+} from "@kirimbayar/core/webhooks/transport";
 import { type RequestHandler, Router } from "express";
 
 /**
@@ -94,7 +99,7 @@ export async function toWebRequest(
   const host = req.headers.host ?? "localhost";
   // A malformed Host (`a b`, `[::1`, `a@b`) is the client's mistake: 400 here, before the console's authorize, where
   // building the URL would otherwise throw into Express's error handler (a 500 with a stack outside production).
-  if (!isWellFormedHost(host)) return malformedHost();
+  if (!isWellFormedHost(host)) return malformedHostResponse();
   const url = `${protocolOf(parsed, options)}://${host}${parsed.originalUrl ?? req.url ?? "/"}`;
   const headers = webHeadersOf(req.headers);
   if (method === "GET" || method === "HEAD") {
@@ -183,23 +188,6 @@ function formEncoded(fields: unknown): string {
     else if (Array.isArray(value)) for (const item of value) if (typeof item === "string") form.append(name, item);
   }
   return form.toString();
-}
-
-// The console's rule for a Host header (a name of letters, digits and `-._~`, or a bracketed IPv6 literal, then an
-// optional port): anything else would make the request's URL throw (`a b`, `[::1`, `a@b`) or point elsewhere.
-const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
-
-function isWellFormedHost(host: string): boolean {
-  const match = WELL_FORMED_HOST.exec(host);
-  return match !== null && Number(match[1] ?? 0) <= 65_535 && URL.canParse(`http://${host}/`);
-}
-
-/** The answer to a request with a malformed `Host` header, as the console gives it. */
-function malformedHost(): Response {
-  return new Response("Bad request: malformed Host header", {
-    status: 400,
-    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
-  });
 }
 
 function tooLarge(maxBodyBytes: number): Response {

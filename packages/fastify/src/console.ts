@@ -1,4 +1,5 @@
 import { WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+import { isWellFormedHost, malformedHostResponse } from "@kirimbayar/core/webhooks/transport";
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 
 /**
@@ -84,7 +85,7 @@ Object.assign(consolePlugin, {
  * otherwise throw (a 500).
  */
 function webRequestOf(request: FastifyRequest): Request | Response {
-  if (!isWellFormedHost(request.host)) return malformedHost();
+  if (!isWellFormedHost(request.host)) return malformedHostResponse();
   const url = `${request.protocol}://${request.host}${request.originalUrl}`;
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
@@ -97,22 +98,6 @@ function webRequestOf(request: FastifyRequest): Request | Response {
   if (method === "GET" || method === "HEAD" || !(body instanceof Uint8Array))
     return new Request(url, { method, headers });
   return new Request(url, { method, headers, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
-}
-
-// The console's rule for a Host header (a name of letters, digits and `-._~`, or a bracketed IPv6 literal, then an
-// optional port): anything else would make the request's URL throw (`a b`, `[::1`, `a@b`) or point elsewhere.
-const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
-
-function isWellFormedHost(host: string): boolean {
-  const match = WELL_FORMED_HOST.exec(host);
-  return match !== null && Number(match[1] ?? 0) <= 65_535 && URL.canParse(`http://${host}/`);
-}
-
-function malformedHost(): Response {
-  return new Response("Bad request: malformed Host header", {
-    status: 400,
-    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
-  });
 }
 
 async function send(reply: FastifyReply, response: Response, head: boolean): Promise<FastifyReply> {

@@ -1,7 +1,13 @@
 // The console's HTTP on both of Nest's platforms: the Web `Request` it gets from the request Nest hands the
 // controller, and its `Response` written back. Structural, so neither Express nor Fastify is imported.
 import type { IncomingHttpHeaders } from "node:http";
-import { declaresTooLargeBody, type NodeBodySource, readNodeBody } from "@kirimbayar/core/webhooks/transport";
+import {
+  declaresTooLargeBody,
+  isWellFormedHost,
+  malformedHostResponse,
+  type NodeBodySource,
+  readNodeBody,
+} from "@kirimbayar/core/webhooks/transport";
 
 /** How much body the console reads, and for how long. */
 export interface ConsoleBodyLimits {
@@ -57,12 +63,7 @@ export async function consoleRequestOf(
 ): Promise<Request | Response> {
   const url = consoleUrl(req, onFastify);
   // The client's mistake: 400 here, before the console's authorize, as every console mount answers it.
-  if (url === undefined) {
-    return new Response("Bad request: malformed Host header", {
-      status: 400,
-      headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", connection: "close" },
-    });
-  }
+  if (url === undefined) return malformedHostResponse();
   const method = req.method ?? "GET";
   const headers = webHeadersOf(req.headers);
   if (method === "GET" || method === "HEAD") return new Request(url, { method, headers });
@@ -114,15 +115,10 @@ export async function writeConsoleResponse(
   node.end(body);
 }
 
-// The console's rule for a Host header, as on the other mounts (a name of letters, digits and `-._~`, or a bracketed
-// IPv6 literal, then an optional port): anything else would make the URL throw (`a b`, `[::1`) or point elsewhere.
-const WELL_FORMED_HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Za-z:.]+\])(?::(\d{1,5}))?$/;
-
-/** The full URL the browser asked for, or `undefined` when the `Host` makes none. */
+/** The full URL the browser asked for, or `undefined` when the `Host` (by the console's rule) makes none. */
 function consoleUrl(req: ConsoleRequestLike, onFastify: boolean): string | undefined {
   const host = (onFastify && typeof req.host === "string" ? req.host : req.headers.host) ?? "localhost";
-  const match = WELL_FORMED_HOST.exec(host);
-  if (match === null || Number(match[1] ?? 0) > 65_535) return undefined;
+  if (!isWellFormedHost(host)) return undefined;
   const protocol =
     typeof req.protocol === "string" && req.protocol !== ""
       ? req.protocol

@@ -3,11 +3,9 @@
 // production cluster does: a manual CLUSTER FAILOVER on its replica (no write lost) or the master's death (SIGKILL;
 // the replica takes over after cluster-node-timeout), and waits until every slot is served again.
 import { execFile } from "node:child_process";
-import { constants } from "node:fs";
-import { access, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { promisify } from "node:util";
+import { findExecutable, ownedTempDir, pathDirs, removeDir } from "@kirimbayar/test-server-processes";
 import { resolveRedisServerBinary } from "../index.js";
 import { startLinkProxy } from "./link-proxy.js";
 import { freePort, killNow, PortTakenError, serverArgs, spawnRedis, terminate, waitFor } from "./processes.js";
@@ -17,22 +15,10 @@ const HOST = "127.0.0.1";
 const SLOTS = 16_384;
 const alive = (child) => child !== undefined && child.exitCode === null && child.signalCode === null;
 
-async function executable(path) {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** redis-cli beside the redis-server binary, else on PATH. */
-async function findRedisCli(serverBinary) {
-  const beside = join(dirname(serverBinary), "redis-cli");
-  if (await executable(beside)) return beside;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir !== "" && (await executable(join(dir, "redis-cli")))) return join(dir, "redis-cli");
-  }
+function findRedisCli(serverBinary) {
+  const found = findExecutable("redis-cli", [dirname(serverBinary), ...pathDirs()]);
+  if (found !== undefined) return found;
   throw new Error(
     "No redis-cli for `redis-cli --cluster create`: install it with Redis (`apt-get install redis-tools`) " +
       "or pass `cliBinary`.",
@@ -73,13 +59,13 @@ function parseNodes(text) {
  */
 export async function startRedisCluster(options = {}) {
   const binary = options.binary ?? (await resolveRedisServerBinary()).path;
-  const cli = options.cliBinary ?? (await findRedisCli(binary));
+  const cli = options.cliBinary ?? findRedisCli(binary);
   const masters = options.masters ?? 3;
   const replicasPerMaster = options.replicasPerMaster ?? 1;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const dir = await mkdtemp(join(tmpdir(), "kirimbayar-cluster-"));
+  const dir = ownedTempDir("kirimbayar-cluster-");
   const nodes = [];
   let lastKillAt;
 
@@ -121,7 +107,7 @@ export async function startRedisCluster(options = {}) {
   async function stop() {
     await Promise.all(nodes.map((node) => node.child && terminate(node.child)));
     await Promise.all(nodes.map((node) => node.proxy.close()));
-    await rm(dir, { recursive: true, force: true });
+    removeDir(dir);
   }
 
   const running = () => nodes.filter((node) => alive(node.child));

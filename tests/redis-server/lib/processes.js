@@ -1,36 +1,14 @@
-// Process plumbing shared by the harnesses (single server, Sentinel group, Cluster): free ports, PING readiness,
-// bounded start and stop, and a kill of every server still running when the test process exits.
+// Redis's part of the process plumbing the harnesses (single server, Sentinel group, Cluster) share: PING readiness,
+// a start that tries another port when its own was taken, and waits. Free ports, bounded stops and the kill of every
+// server still running when the test process exits come from @kirimbayar/test-server-processes.
 import { spawn } from "node:child_process";
-import { createServer, Socket } from "node:net";
+import { Socket } from "node:net";
+import { sleep, stopProcess, track } from "@kirimbayar/test-server-processes";
+
+// redis-server does not accept `--port 0`: every port is probed first.
+export { freePort } from "@kirimbayar/test-server-processes";
 
 const STOP_GRACE_MS = 3_000;
-
-/** Every redis-server started here and still running: killed if the process exits without stopping them. */
-const running = new Set();
-let exitHookInstalled = false;
-
-function killAllOnExit() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const child of running) child.kill("SIGKILL");
-  });
-}
-
-/** A free TCP port on 127.0.0.1, found by binding a socket to port 0 (redis-server does not accept `--port 0`). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
-      );
-    });
-  });
-}
 
 /** Whether a Redis answers PING on the port within 200 ms (NOAUTH, from a server with a password, counts). */
 export function ping(port) {
@@ -49,23 +27,12 @@ export function ping(port) {
 
 /** SIGTERM, SIGKILL after 3 s; resolves once the process exited. */
 export function terminate(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
+  return stopProcess(child, "SIGTERM", STOP_GRACE_MS);
 }
 
 /** SIGKILL (no shutdown, no final save); resolves once the process exited. */
 export function killNow(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  return exited;
+  return stopProcess(child, "SIGKILL", STOP_GRACE_MS);
 }
 
 /** The port was taken between probing it and the server binding it: the caller tries another. */
@@ -77,9 +44,7 @@ export class PortTakenError extends Error {}
  */
 export async function spawnRedis(binary, args, port, startTimeoutMs) {
   const child = spawn(binary, args, { stdio: ["ignore", "pipe", "pipe"] });
-  running.add(child);
-  killAllOnExit();
-  child.once("exit", () => running.delete(child));
+  const forget = track(child);
   let output = "";
   let spawnError;
   const collect = (chunk) => {
@@ -94,7 +59,7 @@ export async function spawnRedis(binary, args, port, startTimeoutMs) {
   const deadline = Date.now() + startTimeoutMs;
   while (Date.now() < deadline) {
     if (spawnError !== undefined) {
-      running.delete(child);
+      forget();
       throw new Error(`Cannot start ${binary}: ${spawnError.message}`, { cause: spawnError });
     }
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -107,8 +72,6 @@ export async function spawnRedis(binary, args, port, startTimeoutMs) {
   await terminate(child);
   throw new Error(`${binary} did not answer PING on 127.0.0.1:${port} within ${startTimeoutMs} ms: ${output.trim()}`);
 }
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Calls `check` every `everyMs` until it returns something other than `undefined` or `false`, and resolves with

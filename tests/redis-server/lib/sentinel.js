@@ -5,9 +5,9 @@
 // pointed at a proxy while Sentinel knows the master's own address would be "fixed" by Sentinel after
 // failover-timeout: everyone has to use the same address.)
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ownedTempDir, removeDir } from "@kirimbayar/test-server-processes";
 import { resolveRedisServerBinary } from "../index.js";
 import { startLinkProxy } from "./link-proxy.js";
 import { freePort, killNow, PortTakenError, serverArgs, spawnRedis, terminate, waitFor } from "./processes.js";
@@ -31,7 +31,7 @@ export async function startSentinelGroup(options = {}) {
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
   const sentinelCount = options.sentinels ?? 3;
   const quorum = options.quorum ?? Math.floor(sentinelCount / 2) + 1;
-  const dir = mkdtempSync(join(tmpdir(), "kirimbayar-sentinel-"));
+  const dir = ownedTempDir("kirimbayar-sentinel-");
 
   const nodes = [];
   const sentinels = [];
@@ -103,7 +103,7 @@ export async function startSentinelGroup(options = {}) {
     await Promise.all(sentinels.map((sentinel) => sentinel.child && terminate(sentinel.child)));
     await Promise.all(nodes.map((node) => node.child && terminate(node.child)));
     await Promise.all(nodes.map((node) => node.proxy.close()));
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   }
 
   try {
