@@ -2,7 +2,7 @@
 // how long, and the answers given instead of a body. The receiver itself decodes `Content-Encoding`.
 export { contentCodingOf, type DecodableCoding, decodeBody, withoutDecodedCoding } from "./content-coding.js";
 export { type BodyReadLimits, declaresTooLargeBody } from "./limits.js";
-export { type NodeBodySource, readNodeBody } from "./read-node-body.js";
+export { type NodeBodySource, readNodeBody, readNodeBodyThen } from "./read-node-body.js";
 export { type NodeRequestLike, type NodeWebhookRequestRead, readNodeWebhookRequest } from "./read-node-request.js";
 export { readWebBody } from "./read-web-body.js";
 export {
