@@ -3,7 +3,7 @@ import {
   type BodyReadLimits,
   bodyTooLarge,
   declaresTooLargeBody,
-  readNodeBody,
+  readNodeBodyThen,
 } from "@kirimbayar/core/webhooks/transport";
 import type { FastifyRequest } from "fastify";
 
@@ -30,22 +30,60 @@ export type ReadFastifyWebhookRequestResult = { request: WebhookHttpRequest } | 
  * const read = await readFastifyWebhookRequest(request, { limits: receiver });
  * const response = "refusal" in read ? read.refusal : await receiver.handle(read.request);
  */
-export async function readFastifyWebhookRequest(
+export function readFastifyWebhookRequest(
   request: FastifyRequest,
   options: ReadFastifyWebhookRequestOptions,
 ): Promise<ReadFastifyWebhookRequestResult> {
-  const headers = request.headers;
-  const raw = request.raw;
-  let rawBody: unknown;
-  if (raw.readableEnded) {
-    rawBody = bodyKeptByHook(request);
-  } else if (declaresTooLargeBody(headers, options.limits.maxBodyBytes)) {
-    return { refusal: bodyTooLarge(options.limits.maxBodyBytes) };
-  } else {
-    const body = await readNodeBody(raw, options.limits);
-    if (!(body instanceof Uint8Array)) return { refusal: body };
-    rawBody = body;
+  return new Promise((resolve, reject) => readFastifyWebhookRequestThen(request, options, resolve, reject));
+}
+
+/**
+ * {@link readFastifyWebhookRequest} with callbacks, for the plugin's content-type parser, which reads in a callback
+ * anyway: no promise and no microtask turn per delivery (bench/adapters: about 4 % of the webhook route's
+ * instructions per request went to the promise layers). Exactly one of `resolve` and `reject` is called, once;
+ * `reject` only with what `getRemoteAddress` or a request getter threw.
+ */
+export function readFastifyWebhookRequestThen(
+  request: FastifyRequest,
+  options: ReadFastifyWebhookRequestOptions,
+  resolve: (read: ReadFastifyWebhookRequestResult) => void,
+  reject: (error: unknown) => void,
+): void {
+  let headers: FastifyRequest["headers"];
+  try {
+    headers = request.headers;
+    const raw = request.raw;
+    if (raw.readableEnded) {
+      resolve(readRequest(request, options, headers, bodyKeptByHook(request)));
+      return;
+    }
+    const maxBodyBytes = options.limits.maxBodyBytes;
+    if (declaresTooLargeBody(headers, maxBodyBytes)) {
+      resolve({ refusal: bodyTooLarge(maxBodyBytes) });
+      return;
+    }
+    readNodeBodyThen(raw, options.limits, (body) => {
+      if (!(body instanceof Uint8Array)) return resolve({ refusal: body });
+      // Runs in the stream's `end` listener: what throws here must reach `reject`, not the event emitter.
+      let read: ReadFastifyWebhookRequestResult;
+      try {
+        read = readRequest(request, options, headers, body);
+      } catch (error) {
+        return reject(error);
+      }
+      resolve(read);
+    });
+  } catch (error) {
+    reject(error);
   }
+}
+
+function readRequest(
+  request: FastifyRequest,
+  options: ReadFastifyWebhookRequestOptions,
+  headers: FastifyRequest["headers"],
+  rawBody: unknown,
+): ReadFastifyWebhookRequestResult {
   const remoteAddress = options.getRemoteAddress ? options.getRemoteAddress(request) : request.socket.remoteAddress;
   return {
     request: {

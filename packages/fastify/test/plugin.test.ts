@@ -506,6 +506,28 @@ describe("createWebhookPlugin: in the host app", () => {
     expect(forwarded.status).toBe(200);
   });
 
+  it("hands a getRemoteAddress that throws to the host's error handler, runs nothing, and keeps serving", async () => {
+    // The body is read in the stream's listeners: a throw there must become the request's error, not the process's.
+    let fail = true;
+    const { plugin, base } = await start({
+      ...sourceOptions(),
+      getRemoteAddress: (request) => {
+        if (fail) throw new Error("no peer address behind this proxy");
+        return request.socket.remoteAddress;
+      },
+    });
+    const calls = recordCalls(plugin);
+    const delivery = qrisDelivery(base, secrets.qrisToken, "h-remote");
+    const post = () => send(delivery.url, { method: "POST", headers: delivery.headers, body: delivery.rawBody });
+    const failed = await post();
+    expect(failed.status).toBe(500);
+    expect(JSON.parse(failed.text)).toMatchObject({ message: "no peer address behind this proxy" });
+    expect(calls).toEqual([]);
+    fail = false;
+    expect((await post()).status).toBe(200);
+    expect(calls).toEqual(["qris:h-remote"]);
+  });
+
   it("uses the bytes a host preParsing hook kept on request.rawBody after consuming the stream", async () => {
     const { plugin, base } = await start(sourceOptions(), {
       before: (host) => {

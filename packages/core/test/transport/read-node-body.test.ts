@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it, vi } from "vitest";
-import { readNodeBody } from "../../src/webhooks/transport/read-node-body.js";
+import { readNodeBody, readNodeBodyThen } from "../../src/webhooks/transport/read-node-body.js";
 
 const limits = { maxBodyBytes: 10, bodyReadTimeoutMs: 200 };
 
@@ -73,5 +73,52 @@ describe("readNodeBody", () => {
     expect(await read).toMatchObject({ status: 400 });
     // An error after settling has a listener: no unhandled 'error' event.
     expect(() => failing.emit("error", new Error("again"))).not.toThrow();
+  });
+});
+
+describe("readNodeBodyThen", () => {
+  it("calls back once with the bytes, not again when the stream then closes or fails, and clears its deadline", async () => {
+    vi.useFakeTimers();
+    try {
+      const stream = new PassThrough();
+      const outcomes: unknown[] = [];
+      readNodeBodyThen(stream, limits, (outcome) => outcomes.push(outcome));
+      expect(vi.getTimerCount()).toBe(1);
+      stream.end("{}");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(outcomes).toHaveLength(1);
+      expect(new TextDecoder().decode(outcomes[0] as Uint8Array)).toBe("{}");
+      expect(vi.getTimerCount()).toBe(0);
+      stream.emit("close");
+      stream.emit("error", new Error("late"));
+      await vi.advanceTimersByTimeAsync(limits.bodyReadTimeoutMs);
+      expect(outcomes).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("calls back once with core's answer for a stalled body (408) and for one past maxBodyBytes (413)", async () => {
+    vi.useFakeTimers();
+    try {
+      const stalled = new PassThrough();
+      const answers: unknown[] = [];
+      readNodeBodyThen(stalled, limits, (outcome) => answers.push(outcome));
+      stalled.write("{");
+      await vi.advanceTimersByTimeAsync(limits.bodyReadTimeoutMs);
+      expect(answers).toEqual([expect.objectContaining({ status: 408 })]);
+      stalled.end("}");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(answers).toHaveLength(1);
+
+      const oversize = new PassThrough();
+      const tooLarge: unknown[] = [];
+      readNodeBodyThen(oversize, limits, (outcome) => tooLarge.push(outcome));
+      oversize.end("0123456789abc");
+      await vi.advanceTimersByTimeAsync(0);
+      expect(tooLarge).toEqual([expect.objectContaining({ status: 413 })]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,7 +4,7 @@
 export { contentCodingOf, type DecodableCoding, decodeBody, withoutDecodedCoding } from "./content-coding.js";
 export { isWellFormedHost, malformedHostResponse } from "./host.js";
 export { type BodyReadLimits, declaresTooLargeBody } from "./limits.js";
-export { type NodeBodySource, readNodeBody } from "./read-node-body.js";
+export { type NodeBodySource, readNodeBody, readNodeBodyThen } from "./read-node-body.js";
 export { type NodeRequestLike, type NodeWebhookRequestRead, readNodeWebhookRequest } from "./read-node-request.js";
 export { readWebBody } from "./read-web-body.js";
 export {

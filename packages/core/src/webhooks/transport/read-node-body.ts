@@ -33,37 +33,52 @@ export function readNodeBody(
   source: NodeBodySource,
   limits: BodyReadLimits,
 ): Promise<Uint8Array | WebhookHttpResponse> {
-  return new Promise((resolve) => {
-    const { maxBodyBytes, bodyReadTimeoutMs } = limits;
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    let settled = false;
-    const settle = (outcome: Uint8Array | WebhookHttpResponse) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve(outcome);
-    };
-    // A body already received whole (a small webhook usually is) needs no deadline, nor a timer per delivery.
-    const deadline =
-      source.complete === true
-        ? undefined
-        : setTimeout(
-            () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : bodyReadTimedOut(bodyReadTimeoutMs)),
-            bodyReadTimeoutMs,
-          );
-    (deadline as { unref?: () => void } | undefined)?.unref?.();
-    source.on("data", (chunk) => {
-      total += chunk.byteLength;
-      if (!settled && total <= maxBodyBytes) chunks.push(chunk);
-    });
-    source.on("end", () => settle(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : joinChunks(chunks, total)));
-    // Listeners stay attached after settling: an `error` without a listener would crash the process. `close`
-    // follows every request, so the answer is built only when it is still needed.
-    const incomplete = () => {
-      if (!settled) settle(bodyIncomplete());
-    };
-    source.on("error", incomplete);
-    source.on("close", incomplete);
+  return new Promise((resolve) => readNodeBodyThen(source, limits, resolve));
+}
+
+/**
+ * {@link readNodeBody} for an adapter that reads in a callback: `settle` is called once, with the bytes or the answer
+ * core gives instead, under the same limits. An adapter reading in a callback anyway (Fastify's content-type parser)
+ * then pays for no promise and no microtask turn per delivery. `settle` runs in the stream's listeners, so it must not
+ * throw.
+ *
+ * @example
+ * readNodeBodyThen(request.raw, receiver, (body) => done(null, body instanceof Uint8Array ? body : undefined));
+ */
+export function readNodeBodyThen(
+  source: NodeBodySource,
+  limits: BodyReadLimits,
+  settle: (outcome: Uint8Array | WebhookHttpResponse) => void,
+): void {
+  const { maxBodyBytes, bodyReadTimeoutMs } = limits;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let settled = false;
+  const settleOnce = (outcome: Uint8Array | WebhookHttpResponse) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(deadline);
+    settle(outcome);
+  };
+  // A body already received whole (a small webhook usually is) needs no deadline, nor a timer per delivery.
+  const deadline =
+    source.complete === true
+      ? undefined
+      : setTimeout(
+          () => settleOnce(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : bodyReadTimedOut(bodyReadTimeoutMs)),
+          bodyReadTimeoutMs,
+        );
+  (deadline as { unref?: () => void } | undefined)?.unref?.();
+  source.on("data", (chunk) => {
+    total += chunk.byteLength;
+    if (!settled && total <= maxBodyBytes) chunks.push(chunk);
   });
+  source.on("end", () => settleOnce(total > maxBodyBytes ? bodyTooLarge(maxBodyBytes) : joinChunks(chunks, total)));
+  // Listeners stay attached after settling: an `error` without a listener would crash the process. `close`
+  // follows every request, so the answer is built only when it is still needed.
+  const incomplete = () => {
+    if (!settled) settleOnce(bodyIncomplete());
+  };
+  source.on("error", incomplete);
+  source.on("close", incomplete);
 }
