@@ -93,6 +93,51 @@ describe("fake shipping: faults of single couriers in the multi-courier cost cal
     await expect(shipping.calculateDomesticCost({ ...route, courier: "jne" })).resolves.toBeDefined();
   });
 
+  it("applies to the legacy cost calls (Pro, Starter, Pro international) in their own envelope", async () => {
+    const provider = fake();
+    const starterForm = { origin: "501", destination: "114", weight: 1_200 };
+    provider.setCourierFault("tiki", { delayMs: 300, refuse: true });
+    const started = performance.now();
+    const starter = await (
+      await api(provider).starter.form("/starter/cost", { ...starterForm, courier: "jne:tiki" })
+    ).json();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    // A refusing courier stays in the answer with no services, as the legacy interface answers a route it does not serve.
+    const byCode = Object.fromEntries(
+      starter.rajaongkir.results.map((r: { code: string; costs: unknown[] }) => [r.code, r.costs.length]),
+    );
+    expect(byCode.tiki).toBe(0);
+    expect(byCode.jne).toBeGreaterThan(0);
+
+    provider.setCourierFault("pos", { status: 503, message: "POS is down" });
+    const failed = await api(provider).pro.form("/api/cost", {
+      origin: "501",
+      originType: "city",
+      destination: "114",
+      destinationType: "city",
+      weight: 1_200,
+      courier: "jne:pos",
+    });
+    expect(failed.status).toBe(503);
+    expect((await failed.json()).rajaongkir.status).toEqual({ code: 503, description: "POS is down" });
+    const international = await api(provider).pro.form("/api/v2/internationalCost", {
+      origin: "152",
+      destination: "199",
+      weight: 1_000,
+      courier: "pos",
+    });
+    expect(international.status).toBe(503);
+    const unharmed = await api(provider).pro.form("/api/cost", {
+      origin: "501",
+      originType: "city",
+      destination: "114",
+      destinationType: "city",
+      weight: 1_200,
+      courier: "jne",
+    });
+    expect(unharmed.status).toBe(200);
+  });
+
   it("refuses a fault it cannot apply", () => {
     const provider = fake();
     expect(() => provider.setCourierFault("jne:pos", { refuse: true })).toThrow(/one courier code/);

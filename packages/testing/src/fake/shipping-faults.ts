@@ -3,8 +3,9 @@ import { SHIPPING_MESSAGES } from "../fixtures/shipping.js";
 import type { FakeContext } from "./world.js";
 
 /**
- * What one courier does in the cost calls (`courier=jne:sicepat:...`) while the fault is set. A call asks every
- * courier it names and answers once all of them did, so:
+ * What one courier does in the cost calls (`courier=jne:sicepat:...`: the current interface's domestic, district and
+ * international costs, and the legacy Pro and Starter cost calls) while the fault is set. A call asks every courier it
+ * names and answers once all of them did, so:
  * - `delayMs`: the call answers that many real milliseconds later (the slowest courier of a call sets its pace);
  * - `status`: the whole call fails with this status (a 5xx such as 500 or 503): one courier's failure costs the call;
  * - `refuse: true`: the courier does not serve any route: its options are left out, and a call of refusing couriers
@@ -112,6 +113,18 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
+ * The courier faults of one cost call, after the slowest courier's delay: the verdict, or `undefined` when no fault
+ * applies (none set, or no `courier` field). The routes put it in their interface's envelope.
+ */
+async function courierFaultsOf(c: FakeContext, courier: unknown): Promise<CourierFaultVerdict | undefined> {
+  const faults = c.env.faults.couriers;
+  if (faults.size === 0 || typeof courier !== "string") return undefined;
+  const verdict = faults.judge(courier);
+  if (verdict.delayMs > 0) await sleep(verdict.delayMs, c.req.raw.signal);
+  return verdict;
+}
+
+/**
  * The hook of the current interface's cost routes: applies the courier faults to a cost form. Returns the response
  * to send instead of pricing (a failing courier, or every courier refusing), or the form to price (the refusing
  * couriers left out), after the slowest courier's delay.
@@ -124,13 +137,33 @@ export async function applyCourierFaults(
   c: FakeContext,
   form: Record<string, unknown>,
 ): Promise<Response | Record<string, unknown>> {
-  const faults = c.env.faults.couriers;
-  if (faults.size === 0 || typeof form.courier !== "string") return form;
-  const verdict = faults.judge(form.courier);
-  if (verdict.delayMs > 0) await sleep(verdict.delayMs, c.req.raw.signal);
+  const verdict = await courierFaultsOf(c, form.courier);
+  if (verdict === undefined) return form;
   if (verdict.reply !== undefined) {
     return c.json(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
   }
   if (verdict.courier === "") return c.json(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
   return { ...form, courier: verdict.courier };
+}
+
+/** What the legacy (Pro and Starter) cost routes do under the courier faults: fail, or price with some refusing. */
+export type LegacyCourierFaults =
+  | { readonly fail: { readonly status: number; readonly message: string } }
+  | { readonly refused: ReadonlySet<string> };
+
+/**
+ * The hook of the legacy interface's cost routes (Pro `/api/cost`, `/api/v2/internationalCost`, Starter
+ * `/starter/cost`), after the slowest courier's delay: a failing courier fails the call (the route wraps the status
+ * in `{ rajaongkir: ... }`); a refusing courier stays in the answer with no services (`costs: []`), as the legacy
+ * interface answers for a courier that does not serve a route.
+ */
+export async function legacyCourierFaults(c: FakeContext, courier: unknown): Promise<LegacyCourierFaults> {
+  const verdict = await courierFaultsOf(c, courier);
+  if (verdict === undefined) return { refused: new Set() };
+  if (verdict.reply !== undefined) return { fail: verdict.reply };
+  const served = new Set(verdict.courier.split(":").map((code) => code.trim().toLowerCase()));
+  const named = String(courier)
+    .split(":")
+    .map((code) => code.trim().toLowerCase());
+  return { refused: new Set(named.filter((code) => !served.has(code))) };
 }

@@ -12,6 +12,7 @@ import {
   legacySubdistricts,
 } from "../../fixtures/legacy.js";
 import { waybillResult } from "../../fixtures/waybill.js";
+import { legacyCourierFaults } from "../shipping-faults.js";
 import { type FakeApp, type FakeContext, readParams } from "../world.js";
 
 const SECRET_PARAMS = new Set(["key", "android-key", "ios-key"]);
@@ -31,6 +32,28 @@ function reply(c: FakeContext, body: { rajaongkir: { status: { code: number } } 
   return c.json(body, body.rajaongkir.status.code as 200);
 }
 
+type LegacyCostBody = { rajaongkir: { status: { code: number }; results?: unknown } };
+
+/**
+ * A legacy cost route under the courier faults (`setCourierFault`): a failing courier fails the call with its status
+ * in the `{ rajaongkir: ... }` wrapper; a refusing one is priced with no services (`costs: []`).
+ */
+function legacyCostRoute(price: (params: Record<string, string>) => LegacyCostBody) {
+  return async (c: FakeContext) => {
+    const params = await query(c);
+    const faults = await legacyCourierFaults(c, params.courier);
+    if ("fail" in faults) return reply(c, rajaOngkirError(faults.fail.status, faults.fail.message, params));
+    const body = price(params);
+    const results = body.rajaongkir.results;
+    if (faults.refused.size === 0 || !Array.isArray(results)) return reply(c, body);
+    const refusedServices = results.map((result: { code?: unknown }) =>
+      faults.refused.has(String(result.code).toLowerCase()) ? { ...result, costs: [] } : result,
+    );
+    const priced: LegacyCostBody = { ...body, rajaongkir: { ...body.rajaongkir, results: refusedServices } };
+    return reply(c, priced);
+  };
+}
+
 /** Pro interface (`/api/...`) and Starter interface (`/starter/...`): `{ rajaongkir: ... }` bodies. */
 export function legacyRoutes(app: FakeApp): void {
   const both = (path: string, handler: (c: FakeContext) => Promise<Response>) => {
@@ -42,10 +65,13 @@ export function legacyRoutes(app: FakeApp): void {
   both("/api/city", async (c) => reply(c, legacyCities(await query(c))));
   both("/api/subdistrict", async (c) => reply(c, legacySubdistricts(await query(c))));
   both("/api/currency", async (c) => reply(c, legacyCurrency(c.env.world.clock.now())));
-  app.post("/api/cost", async (c) => reply(c, legacyCost(await query(c), "pro")));
+  app.post(
+    "/api/cost",
+    legacyCostRoute((params) => legacyCost(params, "pro")),
+  );
   both("/api/v2/internationalOrigin", async (c) => reply(c, legacyInternationalOrigins(await query(c))));
   both("/api/v2/internationalDestination", async (c) => reply(c, legacyInternationalDestinations(await query(c))));
-  app.post("/api/v2/internationalCost", async (c) => reply(c, legacyInternationalCost(await query(c))));
+  app.post("/api/v2/internationalCost", legacyCostRoute(legacyInternationalCost));
 
   app.post("/api/waybill", async (c) => {
     const params = await query(c);
@@ -62,5 +88,8 @@ export function legacyRoutes(app: FakeApp): void {
 
   both("/starter/province", async (c) => reply(c, legacyProvinces(await query(c))));
   both("/starter/city", async (c) => reply(c, legacyCities(await query(c))));
-  app.post("/starter/cost", async (c) => reply(c, legacyCost(await query(c), "starter")));
+  app.post(
+    "/starter/cost",
+    legacyCostRoute((params) => legacyCost(params, "starter")),
+  );
 }
