@@ -344,6 +344,27 @@ describe("rate quoter: every cost operation and account", () => {
     expect(starter.log.calls).toEqual([["jne", "pos", "tiki"]]);
   });
 
+  it("on a Starter account too: a slow courier is pending within the budget, a refusing one not served, a failing one failed", async () => {
+    const provider = fake();
+    provider.setCourierFault("tiki", { delayMs: 900 });
+    const starter = starterOn(provider);
+    const quoter = createRateQuoter({ client: starter.client, couriers: ["jne", "pos", "tiki"], budgetMs: 300 });
+    const slow = await timed(() => quoter.quote({ origin: "152", destination: "23", weight: 1_000 }));
+    expect(slow.ms).toBeLessThan(300 + SLACK_MS);
+    expect(slow.value.rates.map((r) => r.courier)).toEqual(["jne", "pos"]);
+    expect(slow.value.missing).toEqual([{ courier: "tiki", reason: "pending" }]);
+
+    provider.clearFaults();
+    provider.setCourierFault("pos", { refuse: true });
+    provider.setCourierFault("tiki", { status: 503 });
+    const other = await quoter.quote({ origin: "152", destination: "501", weight: 1_000 });
+    expect(other.rates.map((r) => r.courier)).toEqual(["jne"]);
+    expect(other.missing).toEqual([
+      expect.objectContaining({ courier: "pos", reason: "not_served" }),
+      expect.objectContaining({ courier: "tiki", reason: "failed" }),
+    ]);
+  });
+
   it("never mixes two accounts' prices in one store; two clients of one account share them", async () => {
     const provider = fake({ apiKeys: { shipping: ["key-of-shop-a", "key-of-shop-b"] } });
     const memory = memoryRateStore();
