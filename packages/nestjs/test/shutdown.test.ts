@@ -5,70 +5,25 @@ import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
-import { MemoryIdempotencyStore, tokenVerifier, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+import { MemoryIdempotencyStore, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import { Controller, Get, Inject, Injectable, type OnApplicationShutdown } from "@nestjs/common";
-import { Test } from "@nestjs/testing";
 import PgBoss from "pg-boss";
 import { describe, expect, it } from "vitest";
-import {
-  KirimbayarInboxWorker,
-  KirimbayarModule,
-  KirimbayarShutdown,
-  KirimbayarShutdownModule,
-  OnQrisEvent,
-} from "../src/index.js";
+import { KirimbayarInboxWorker, KirimbayarShutdown, KirimbayarShutdownModule } from "../src/index.js";
+import { compileShutdownModule, quiet, type ShutdownModuleOptions, sleep } from "./support/shutdown-app.js";
 
 const TOKEN = "nest-shutdown-token";
-const quiet = { warn: () => {}, error: () => {} };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const order: string[] = [];
+/** The slow delivery outlasts the grace periods below; the others finish within them. */
+const handlerMs = (id: string) => (id === "slow" ? 2_000 : 200);
 
-@Injectable()
-class SlowPayments {
-  @OnQrisEvent("payment.success")
-  async paid(event: { data: { qris_history_id: string } }) {
-    const id = event.data.qris_history_id;
-    await sleep(id === "slow" ? 2_000 : 200);
-    order.push(`applied ${id}`);
-  }
-}
-
-@Controller()
-class Readiness {
-  constructor(@Inject(KirimbayarShutdown) private readonly shutdown: KirimbayarShutdown) {}
-
-  @Get("readyz")
-  ready() {
-    return { ready: this.shutdown.ready };
-  }
-}
-
-@Injectable()
-class Resources implements OnApplicationShutdown {
-  onApplicationShutdown() {
-    order.push("resources closed");
-  }
-}
-
-async function boot(shutdown: GracefulShutdown, store: MemoryIdempotencyStore) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      KirimbayarShutdownModule.forRoot(shutdown),
-      KirimbayarModule.forRoot({
-        webhooks: {
-          qris: {
-            verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-            idempotency: { store: shutdown.track(store) },
-            logger: quiet,
-          },
-        },
-      }),
-    ],
-    controllers: [Readiness],
-    providers: [SlowPayments, Resources],
-  }).compile();
+async function boot(
+  shutdown: GracefulShutdown,
+  store: MemoryIdempotencyStore,
+  more: Pick<ShutdownModuleOptions, "inbox" | "probeAndResources"> = {},
+) {
+  const moduleRef = await compileShutdownModule({ shutdown, store, token: TOKEN, order, handlerMs, ...more });
   const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
   await app.listen(0, "127.0.0.1");
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
@@ -119,26 +74,8 @@ describe("KirimbayarShutdownModule", () => {
       order.length = 0;
       const shutdown = createGracefulShutdown({ graceMs: 300, logger: quiet });
       const store = new MemoryIdempotencyStore();
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          KirimbayarShutdownModule.forRoot(shutdown),
-          KirimbayarModule.forRoot({
-            webhooks: {
-              qris: {
-                verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-                idempotency: { store: shutdown.track(store) },
-                logger: quiet,
-              },
-            },
-            inbox: { queue },
-          }),
-        ],
-        providers: [SlowPayments],
-      }).compile();
-      const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
-      await app.listen(0, "127.0.0.1");
-      const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-      expect(await deliver(`http://127.0.0.1:${port}`, "slow")).toBe(200);
+      const { app, url } = await boot(shutdown, store, { inbox: { queue }, probeAndResources: false });
+      expect(await deliver(url, "slow")).toBe(200);
       for (let waited = 0; shutdown.held < 1 && waited < 10_000; waited += 20) await sleep(20);
       expect(shutdown.held).toBe(1);
 
