@@ -10,11 +10,12 @@
 // requests per CPU-second of each server). Starts its own PostgreSQL (tests/postgres-server,
 // fsync off) and generates the Prisma client offline into bench/.out. Writes bench/results/transactional-routes.md.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
+import { generatePrismaClient } from "@kirimbayar/test-prisma-generate";
 import pg from "pg";
 import { earlyRunsOf, earlyWindowWords, runConcurrentRounds, warmWindows } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
@@ -62,24 +63,12 @@ const TABLES = [
 ];
 
 /**
- * Generates the Prisma client of prisma/schema.prisma offline (Prisma 7 only needs no schema engine for `generate`
- * when told where one is: /bin/true, see TOOLCHAIN.md §8) and compiles its TypeScript to JavaScript beside it in
+ * Generates the Prisma client of prisma/schema.prisma offline (@kirimbayar/test-prisma-generate: Prisma 7 with
+ * /bin/true for its schema engine, see TOOLCHAIN.md §8) and compiles its TypeScript to JavaScript beside it in
  * bench/.out, unless the compiled client is newer than the schema.
  */
-function generatePrismaClient() {
-  const schema = join(here, "prisma/schema.prisma");
-  if (existsSync(PRISMA_CLIENT) && statSync(PRISMA_CLIENT).mtimeMs >= statSync(schema).mtimeMs) return;
-  const require = createRequire(import.meta.url);
-  execFileSync(process.execPath, [require.resolve("prisma/build/index.js"), "generate", "--schema", schema], {
-    env: {
-      ...process.env,
-      PRISMA_SCHEMA_ENGINE_BINARY: "/bin/true",
-      PRISMA_HIDE_UPDATE_MESSAGE: "1",
-      CHECKPOINT_DISABLE: "1",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-    timeout: 120_000,
-  });
+function buildPrismaClient() {
+  if (!generatePrismaClient(join(here, "prisma/schema.prisma"), { marker: PRISMA_CLIENT })) return;
   const tsc = createRequire(join(benchDir, "../package.json")).resolve("typescript/bin/tsc");
   const generated = join(benchDir, ".out/transactional-routes/prisma-client-ts/client.ts");
   execFileSync(
@@ -97,7 +86,7 @@ let postgres;
 // Before PostgreSQL starts, so that it and the load generator keep off the servers' core.
 const serverCpus = pinRunnerAwayFromServer();
 try {
-  generatePrismaClient();
+  buildPrismaClient();
   postgres = await startPostgresServer();
   const setup = new pg.Client({ connectionString: postgres.url });
   await setup.connect();
