@@ -13,6 +13,7 @@ import type { NestApplicationOptions } from "@nestjs/common";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
 import { describe, expect, it } from "vitest";
 import { KirimbayarShutdown } from "../src/index.js";
+import { qrisPaidBody } from "./support/qris.js";
 import { compileShutdownModule, quiet, sleep } from "./support/shutdown-app.js";
 
 const TOKEN = "nest-fastify-shutdown-token";
@@ -36,11 +37,7 @@ async function boot(
 }
 
 function rawDelivery(id: string): string {
-  const body = JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T03:00:00Z",
-    data: { qris_history_id: id, amount: 15_000 },
-  });
+  const body = qrisPaidBody(id);
   return (
     `POST /webhooks/qris?token=${TOKEN} HTTP/1.1\r\nHost: lb\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`

@@ -11,6 +11,7 @@ import { startPostgresServer } from "@kirimbayar/test-postgres-server";
 import PgBoss from "pg-boss";
 import { describe, expect, it } from "vitest";
 import { KirimbayarInboxWorker, KirimbayarShutdown, KirimbayarShutdownModule } from "../src/index.js";
+import { postQrisPaid } from "./support/qris.js";
 import { compileShutdownModule, quiet, type ShutdownModuleOptions, sleep } from "./support/shutdown-app.js";
 
 const TOKEN = "nest-shutdown-token";
@@ -30,16 +31,7 @@ async function boot(
   return { app, url: `http://127.0.0.1:${port}` };
 }
 
-const deliver = (url: string, id: string) =>
-  fetch(`${url}/webhooks/qris?token=${TOKEN}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      event: "payment.success",
-      timestamp: "2026-03-01T03:00:00Z",
-      data: { qris_history_id: id, amount: 15_000 },
-    }),
-  }).then((response) => response.status);
+const deliver = (url: string, id: string) => postQrisPaid(url, TOKEN, id).then((response) => response.status);
 
 describe("KirimbayarShutdownModule", () => {
   it("drains on app.close(): the quick delivery finishes, the slow one's claim is released, then Nest closes", async () => {
