@@ -14,43 +14,29 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPgBouncer } from "@kirimbayar/test-pgbouncer-server";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import pg from "pg";
-import { earlyRunsOf, earlyWindowWords, runConcurrentRounds, warmWindows } from "../lib/concurrent-runs.mjs";
+import { earlyWindowWords } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
-import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
-import { pairedRatio, routeSummary } from "../lib/paired-rounds.mjs";
-import { newOrderEvents } from "../lib/post-load.mjs";
-import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
-import { contextComment } from "../lib/summary.mjs";
+import {
+  CONNECTIONS,
+  createRouteTables,
+  earlyComments,
+  earlyFigures,
+  goalComments,
+  LIBRARIES,
+  libraryLabels,
+  ROUNDS,
+  ratioParagraphs,
+  routeTable,
+  runLibraryPairs,
+  WINDOWS,
+} from "../lib/transactional-route-pairs.mjs";
 
-const GOAL = 0.9;
-const LIBRARIES = [
-  { name: "pg", route: "pg", hand: "pg-hand", binding: "`PostgresIdempotencyStore({ pool })`" },
-  {
-    name: "TypeORM",
-    route: "typeorm",
-    hand: "typeorm-hand",
-    binding: "`PostgresIdempotencyStore({ binding: typeormBinding(dataSource) })`",
-  },
-];
-const GROUPS = LIBRARIES.map((l) => [l.route, l.hand]);
-const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
-/** 10 s of warm-up (V8 compiles each server, and the store meets the pooler), 5 s measured. */
-const WINDOWS = warmWindows(quick);
-const ROUNDS = quick ? 1 : 12;
-const METRIC = "perCpuSecond";
-const CONNECTIONS = 50;
+const PAIRS = [LIBRARIES.pg, LIBRARIES.typeorm];
+const GROUPS = PAIRS.map((l) => [l.route, l.hand]);
 /** PgBouncer's server connections: the two routes' pools of 10 each share them, a transaction at a time. */
 const BOUNCER_POOL = 20;
-const here = dirname(fileURLToPath(import.meta.url));
-const benchDir = dirname(here);
-const server = join(benchDir, "lib/transactional-route-server.mjs");
-
-const TABLES = [
-  "CREATE TABLE effects (event_key text PRIMARY KEY, order_no text NOT NULL, status text NOT NULL)",
-  "CREATE TABLE processed_events (event_key text PRIMARY KEY)",
-];
+const benchDir = dirname(dirname(fileURLToPath(import.meta.url)));
 
 let postgres;
 let bouncer;
@@ -59,42 +45,14 @@ const serverCpus = pinRunnerAwayFromServer();
 try {
   postgres = await startPostgresServer();
   bouncer = await startPgBouncer(postgres, { poolMode: "transaction", poolSize: BOUNCER_POOL });
-  const setup = new pg.Client({ connectionString: postgres.url });
-  await setup.connect();
-  for (const sql of TABLES) await setup.query(sql);
-  const { PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
-  await new PostgresIdempotencyStore({ client: setup }).ensureSchema();
-  await setup.end();
+  await createRouteTables(postgres.url);
 
-  const routeOf = (route, round) => ({
-    args: [server, route, bouncer.url],
-    body: newOrderEvents(route, round),
-  });
-  const runs = await runConcurrentRounds(GROUPS, ROUNDS, routeOf, {
-    connections: CONNECTIONS,
-    ...WINDOWS,
+  const { runs, results, early } = await runLibraryPairs({
+    libraries: PAIRS,
+    groups: GROUPS,
+    urlOf: () => [bouncer.url],
     serverCpus,
-    path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
   });
-
-  const results = LIBRARIES.map((library) => ({
-    ...library,
-    ...pairedRatio(runs, library.route, library.hand, GOAL, METRIC),
-    plain: pairedRatio(runs, library.route, library.hand),
-  }));
-  const earlyRuns = earlyRunsOf(runs);
-  const early = LIBRARIES.map((l) => ({ name: l.name, ...pairedRatio(earlyRuns, l.route, l.hand, undefined, METRIC) }));
-  const labels = Object.fromEntries(
-    LIBRARIES.flatMap((l) => [
-      [l.route, `${l.name}: webhook route, ${l.binding}, default options`],
-      [l.hand, `${l.name}: hand-rolled transaction`],
-    ]),
-  );
-  const rows = GROUPS.flat().map((route) => {
-    const s = routeSummary(runs[route]);
-    return `| ${labels[route]} | ${Math.round(s.perCpuSecond ?? 0)} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
-  });
-  const perRound = (ratios) => ratios.map((r) => r.toFixed(2)).join(", ");
   const fragment = `## Transactional webhook route behind PgBouncer (transaction mode) vs hand-rolled transactions
 
 The transactional order-status route of \`transactional-routes\` (Express 5 with \`@kirimbayar/express\`, token
@@ -115,40 +73,23 @@ ${CONNECTIONS} connections (${WINDOWS.warmupS} s unrecorded, then ${WINDOWS.dura
 ${ROUNDS} round(s), groups rotating and each pair's start order flipping; medians of the per-round ratios with
 confidence intervals (bench/lib/stats.mjs).
 
-| Route | requests per CPU-second (median) | req/s, sharing the core (median) | p50 latency | p99 latency | requests, all 2xx |
-| --- | ---: | ---: | ---: | ---: | ---: |
-${rows.join("\n")}
+${routeTable(GROUPS, runs, libraryLabels(PAIRS, ", default options"))}
 
-${results
-  .map(
-    (r) =>
-      `${r.name} behind PgBouncer: webhook route / hand-rolled transaction, requests per CPU-second: **${r.ratio.toFixed(2)}x**, interval ${formatInterval(r.interval)} (goal at least ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[r.result]}**. Per round: ${perRound(r.ratios)}. Plain req/s of the same runs: ${r.plain.ratio.toFixed(2)}x, interval ${formatInterval(r.plain.interval)}.`,
-  )
-  .join("\n\n")}
+${ratioParagraphs(results, " behind PgBouncer")}
 
-In a fresh process's first seconds (${earlyWindowWords(WINDOWS)} after the start, while V8 compiles and the store meets the pooler), webhook route / hand-rolled transaction, requests per CPU-second: ${early.map((e) => `${e.name} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
+In a fresh process's first seconds (${earlyWindowWords(WINDOWS)} after the start, while V8 compiles and the store meets the pooler), webhook route / hand-rolled transaction, requests per CPU-second: ${earlyFigures(early)}.
 
-${results
-  .map((r) =>
-    goalComment({
-      what: `transactional route through ${r.name} behind PgBouncer (transaction mode) vs hand-rolled ${r.name} transaction behind it (requests per CPU-second, served at once)`,
-      measured: `${r.ratio.toFixed(2)}x`,
-      target: `>= ${GOAL.toFixed(2)}x`,
-      result: r.result,
-      interval: formatInterval(r.interval),
-    }),
-  )
-  .join("\n")}
-${early
-  .map((e) =>
-    contextComment({
-      what: `transactional route through ${e.name} behind PgBouncer vs hand-rolled, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
-      measured: `${e.ratio.toFixed(2)}x`,
-      interval: formatInterval(e.interval),
-      why: "a fresh process still compiling and meeting the pooler's refusals",
-    }),
-  )
-  .join("\n")}
+${goalComments(
+  results,
+  (r) =>
+    `transactional route through ${r.name} behind PgBouncer (transaction mode) vs hand-rolled ${r.name} transaction behind it (requests per CPU-second, served at once)`,
+)}
+${earlyComments(
+  early,
+  (e) =>
+    `transactional route through ${e.name} behind PgBouncer vs hand-rolled, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
+  "a fresh process still compiling and meeting the pooler's refusals",
+)}
 `;
   mkdirSync(join(benchDir, "results"), { recursive: true });
   writeFileSync(join(benchDir, "results/pooler-routes.md"), fragment);

@@ -10,76 +10,50 @@
 // requests per CPU-second of each server). Starts its own PostgreSQL (tests/postgres-server,
 // fsync off) and generates the Prisma client offline into bench/.out. Writes bench/results/transactional-routes.md.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import pg from "pg";
-import { earlyRunsOf, earlyWindowWords, runConcurrentRounds, warmWindows } from "../lib/concurrent-runs.mjs";
+import { generatePrismaClient } from "@kirimbayar/test-prisma-generate";
+import { earlyWindowWords } from "../lib/concurrent-runs.mjs";
 import { pinningWords, pinRunnerAwayFromServer } from "../lib/cpu-pinning.mjs";
 import { stopAll } from "../lib/orders-route-load.mjs";
-import { ORDERS_ROUTE_TOKEN } from "../lib/orders-route-token.mjs";
-import { pairedRatio, routeSummary } from "../lib/paired-rounds.mjs";
-import { newOrderEvents } from "../lib/post-load.mjs";
-import { formatInterval, goalComment, VERDICT_WORDS } from "../lib/stats.mjs";
+import { pairedRatio } from "../lib/paired-rounds.mjs";
+import { formatInterval } from "../lib/stats.mjs";
 import { contextComment } from "../lib/summary.mjs";
+import {
+  CONNECTIONS,
+  createRouteTables,
+  earlyComments,
+  earlyFigures,
+  goalComments,
+  LIBRARIES,
+  libraryLabels,
+  METRIC,
+  perRound,
+  ROUNDS,
+  ratioParagraphs,
+  routeTable,
+  runLibraryPairs,
+  WINDOWS,
+} from "../lib/transactional-route-pairs.mjs";
 
-const GOAL = 0.9;
-const LIBRARIES = [
-  { name: "pg", route: "pg", hand: "pg-hand", binding: "`PostgresIdempotencyStore({ pool })`" },
-  {
-    name: "Prisma",
-    route: "prisma",
-    hand: "prisma-hand",
-    binding: "`PostgresIdempotencyStore({ binding: prismaBinding(prisma) })`, `@prisma/adapter-pg`",
-  },
-  {
-    name: "TypeORM",
-    route: "typeorm",
-    hand: "typeorm-hand",
-    binding: "`PostgresIdempotencyStore({ binding: typeormBinding(dataSource) })`",
-  },
-];
+const PAIRS = [LIBRARIES.pg, LIBRARIES.prisma, LIBRARIES.typeorm];
 // The memory route runs beside pg's pair (pg in the middle), for the context ratio.
-const GROUPS = [["memory", "pg", "pg-hand"], ...LIBRARIES.slice(1).map((l) => [l.route, l.hand])];
-const quick = process.env.KIRIMBAYAR_BENCH_QUICK === "1";
-/** 10 s of warm-up (V8 compiles each server meanwhile), 5 s measured, the 1-4 s window as context. */
-const WINDOWS = warmWindows(quick);
-const ROUNDS = quick ? 1 : 12;
-/** The goal figure: requests per CPU-second of each route's server, both served at once (lib/concurrent-runs.mjs). */
-const METRIC = "perCpuSecond";
-const CONNECTIONS = 50;
+const GROUPS = [["memory", "pg", "pg-hand"], ...PAIRS.slice(1).map((l) => [l.route, l.hand])];
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);
-const server = join(benchDir, "lib/transactional-route-server.mjs");
 /** The compiled Prisma client, where the route server imports it from. */
 const PRISMA_CLIENT = join(benchDir, ".out/transactional-routes/prisma-client/client.js");
 
-const TABLES = [
-  "CREATE TABLE effects (event_key text PRIMARY KEY, order_no text NOT NULL, status text NOT NULL)",
-  "CREATE TABLE processed_events (event_key text PRIMARY KEY)",
-];
-
 /**
- * Generates the Prisma client of prisma/schema.prisma offline (Prisma 7 only needs no schema engine for `generate`
- * when told where one is: /bin/true, see TOOLCHAIN.md §8) and compiles its TypeScript to JavaScript beside it in
+ * Generates the Prisma client of prisma/schema.prisma offline (@kirimbayar/test-prisma-generate: Prisma 7 with
+ * /bin/true for its schema engine, see TOOLCHAIN.md §8) and compiles its TypeScript to JavaScript beside it in
  * bench/.out, unless the compiled client is newer than the schema.
  */
-function generatePrismaClient() {
-  const schema = join(here, "prisma/schema.prisma");
-  if (existsSync(PRISMA_CLIENT) && statSync(PRISMA_CLIENT).mtimeMs >= statSync(schema).mtimeMs) return;
-  const require = createRequire(import.meta.url);
-  execFileSync(process.execPath, [require.resolve("prisma/build/index.js"), "generate", "--schema", schema], {
-    env: {
-      ...process.env,
-      PRISMA_SCHEMA_ENGINE_BINARY: "/bin/true",
-      PRISMA_HIDE_UPDATE_MESSAGE: "1",
-      CHECKPOINT_DISABLE: "1",
-    },
-    stdio: ["ignore", "ignore", "inherit"],
-    timeout: 120_000,
-  });
+function buildPrismaClient() {
+  if (!generatePrismaClient(join(here, "prisma/schema.prisma"), { marker: PRISMA_CLIENT })) return;
   const tsc = createRequire(join(benchDir, "../package.json")).resolve("typescript/bin/tsc");
   const generated = join(benchDir, ".out/transactional-routes/prisma-client-ts/client.ts");
   execFileSync(
@@ -97,49 +71,18 @@ let postgres;
 // Before PostgreSQL starts, so that it and the load generator keep off the servers' core.
 const serverCpus = pinRunnerAwayFromServer();
 try {
-  generatePrismaClient();
+  buildPrismaClient();
   postgres = await startPostgresServer();
-  const setup = new pg.Client({ connectionString: postgres.url });
-  await setup.connect();
-  for (const sql of TABLES) await setup.query(sql);
-  const { PostgresIdempotencyStore } = await import("@kirimbayar/core/postgres");
-  await new PostgresIdempotencyStore({ client: setup }).ensureSchema(); // the table every library's store shares
-  await setup.end();
+  await createRouteTables(postgres.url);
 
-  const routeOf = (route, round) => ({
-    args: [server, route, ...(route === "memory" ? [] : [postgres.url])],
-    body: newOrderEvents(route, round), // a fresh key to claim and an effect row to write
-  });
-  const runs = await runConcurrentRounds(GROUPS, ROUNDS, routeOf, {
-    connections: CONNECTIONS,
-    ...WINDOWS,
+  const { runs, results, early } = await runLibraryPairs({
+    libraries: PAIRS,
+    groups: GROUPS,
+    urlOf: (route) => (route === "memory" ? [] : [postgres.url]),
     serverCpus,
-    path: `/webhooks/orders?token=${ORDERS_ROUTE_TOKEN}`,
   });
-
-  const results = LIBRARIES.map((library) => ({
-    ...library,
-    ...pairedRatio(runs, library.route, library.hand, GOAL, METRIC),
-    plain: pairedRatio(runs, library.route, library.hand),
-  }));
   const context = pairedRatio(runs, "pg", "memory", undefined, METRIC);
-  // The same pairs in their first seconds (the window earlier runs were judged on): context.
-  const earlyRuns = earlyRunsOf(runs);
-  const early = LIBRARIES.map((l) => ({ name: l.name, ...pairedRatio(earlyRuns, l.route, l.hand, undefined, METRIC) }));
-  const labels = {
-    memory: "memory store, no-op handler (context)",
-    ...Object.fromEntries(
-      LIBRARIES.flatMap((l) => [
-        [l.route, `${l.name}: webhook route, ${l.binding}`],
-        [l.hand, `${l.name}: hand-rolled transaction`],
-      ]),
-    ),
-  };
-  const rows = GROUPS.flat().map((route) => {
-    const s = routeSummary(runs[route]);
-    return `| ${labels[route]} | ${Math.round(s.perCpuSecond ?? 0)} | ${Math.round(s.rps)} | ${s.p50} ms | ${s.p99} ms | ${s.total} |`;
-  });
-  const perRound = (ratios) => ratios.map((r) => r.toFixed(2)).join(", ");
+  const labels = { memory: "memory store, no-op handler (context)", ...libraryLabels(PAIRS) };
   const fragment = `## Transactional webhook route through pg, Prisma and TypeORM vs hand-rolled transactions
 
 Order-status webhook route on Express 5 with \`@kirimbayar/express\`, token verification, \`idempotency: { store,
@@ -165,42 +108,25 @@ req/s ratio of the same runs is given beside it. What this leaves out: PostgreSQ
 higher for the store's claim (an advisory lock and the record's columns) than for the hand-rolled
 \`INSERT ... ON CONFLICT DO NOTHING\` (measured in issue 27: 0.32-0.34 against 0.18 ms of backend CPU per transaction).
 
-| Route | requests per CPU-second (median) | req/s, sharing the core (median) | p50 latency | p99 latency | requests, all 2xx |
-| --- | ---: | ---: | ---: | ---: | ---: |
-${rows.join("\n")}
+${routeTable(GROUPS, runs, labels)}
 
-${results
-  .map(
-    (r) =>
-      `${r.name}: webhook route / hand-rolled transaction, requests per CPU-second: **${r.ratio.toFixed(2)}x**, interval ${formatInterval(r.interval)} (goal at least ${GOAL.toFixed(2)}x): **${VERDICT_WORDS[r.result]}**. Per round: ${perRound(r.ratios)}. Plain req/s of the same runs: ${r.plain.ratio.toFixed(2)}x, interval ${formatInterval(r.plain.interval)}.`,
-  )
-  .join("\n\n")}
+${ratioParagraphs(results)}
 
 pg: transactional webhook route / memory-store route, requests per CPU-second: **${context.ratio.toFixed(2)}x**, interval ${formatInterval(context.interval)} (context: the transaction's round trips and the effect row, against no database at all). Per round: ${perRound(context.ratios)}.
 
-In a fresh process's first seconds (measured ${earlyWindowWords(WINDOWS)} after the start, while V8 compiles; the window earlier runs were judged on), webhook route / hand-rolled transaction, requests per CPU-second: ${early.map((e) => `${e.name} **${e.ratio.toFixed(2)}x** (${formatInterval(e.interval)})`).join(", ")}.
+In a fresh process's first seconds (measured ${earlyWindowWords(WINDOWS)} after the start, while V8 compiles; the window earlier runs were judged on), webhook route / hand-rolled transaction, requests per CPU-second: ${earlyFigures(early)}.
 
-${results
-  .map((r) =>
-    goalComment({
-      what: `transactional route through ${r.name} vs hand-rolled ${r.name} transaction (requests per CPU-second, served at once)`,
-      measured: `${r.ratio.toFixed(2)}x`,
-      target: `>= ${GOAL.toFixed(2)}x`,
-      result: r.result,
-      interval: formatInterval(r.interval),
-    }),
-  )
-  .join("\n")}
-${early
-  .map((e) =>
-    contextComment({
-      what: `transactional route through ${e.name} vs hand-rolled ${e.name} transaction, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
-      measured: `${e.ratio.toFixed(2)}x`,
-      interval: formatInterval(e.interval),
-      why: "a fresh process still compiling: the window earlier runs were judged on",
-    }),
-  )
-  .join("\n")}
+${goalComments(
+  results,
+  (r) =>
+    `transactional route through ${r.name} vs hand-rolled ${r.name} transaction (requests per CPU-second, served at once)`,
+)}
+${earlyComments(
+  early,
+  (e) =>
+    `transactional route through ${e.name} vs hand-rolled ${e.name} transaction, ${earlyWindowWords(WINDOWS)} after the servers start (requests per CPU-second)`,
+  "a fresh process still compiling: the window earlier runs were judged on",
+)}
 ${contextComment({
   what: "transactional route through pg (with an effect row) vs memory-store route (requests per CPU-second, served at once)",
   measured: `${context.ratio.toFixed(2)}x`,

@@ -1,6 +1,6 @@
 import { RedisIdempotencyStore } from "@kirimbayar/core/redis";
 import { type IdempotencyStore, MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
-import { Redis } from "ioredis";
+import { closeShopRedis, connectShopRedis } from "./redis.js";
 
 /** An idempotency store and how to release it. */
 export interface ShopIdempotency {
@@ -23,23 +23,10 @@ export async function createIdempotencyStore(redisUrl: string | undefined): Prom
   }
   // Fail fast while disconnected: the receiver then answers 503 and the provider retries later, instead of a
   // queued claim landing after the reconnect.
-  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  client.on("error", () => {
-    // Connection errors surface as 503s on the webhook routes; ioredis reconnects by itself.
-  });
-  // Without an offline queue nothing can be sent before the connection is up, so connect before serving.
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect();
-    // The URL may carry a password: name the variable, not its value.
-    throw new Error(`Cannot connect to the Redis of REDIS_URL: ${(error as Error).message}`, { cause: error });
-  }
+  const client = await connectShopRedis(redisUrl);
   return {
     store: new RedisIdempotencyStore({ client }),
     kind: "redis",
-    close: async () => {
-      await client.quit().catch(() => client.disconnect());
-    },
+    close: () => closeShopRedis(client),
   };
 }

@@ -1,8 +1,8 @@
 import type { ShippingClient } from "@kirimbayar/core";
 import { createRateQuoter, type RateQuoter, type RateQuoterOptions } from "@kirimbayar/core/quoter";
 import { redisRateStore } from "@kirimbayar/core/quoter/redis";
-import { Redis } from "ioredis";
 import type { ShopConfig } from "./config.js";
+import { closeShopRedis, connectShopRedis } from "./redis.js";
 
 /** The shop's rate quoter: domestic costs from the warehouse, within the checkout's time budget. */
 export type ShopQuoter = RateQuoter<{ origin: number; destination: number; weight: number }>;
@@ -42,22 +42,10 @@ export async function createShopQuoting(
     return { quoter: createRateQuoter(settings), cache: "memory", close: async () => {} };
   }
   // Fail fast while disconnected: the quoter then answers from its memory and the provider, not from a queue.
-  const client = new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: true });
-  client.on("error", () => {
-    // The quoter notices a Redis that fails and answers from memory meanwhile; ioredis reconnects by itself.
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    client.disconnect();
-    // The URL may carry a password: name the variable, not its value.
-    throw new Error(`Cannot connect to the Redis of REDIS_URL: ${(error as Error).message}`, { cause: error });
-  }
+  const client = await connectShopRedis(config.redisUrl);
   return {
     quoter: createRateQuoter({ ...settings, cache: { store: redisRateStore({ client, keyPrefix: "shop:rates:" }) } }),
     cache: "redis",
-    close: async () => {
-      await client.quit().catch(() => client.disconnect());
-    },
+    close: () => closeShopRedis(client),
   };
 }

@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadShopConfig, ShopConfigError } from "../src/config.js";
 import { openShopDatabase } from "../src/database.js";
-
-const validEnv = {
-  PORT: "4000",
-  KIRIMBAYAR_PAYMENT_API_KEY: "pay-key-secret-value",
-  KIRIMBAYAR_PAYMENT_BASE_URL: "https://payment.example.test",
-  KIRIMBAYAR_QRIS_ID: "7",
-  KIRIMBAYAR_CALLBACK_API_KEY: "callback-key-0123456789",
-  KIRIMBAYAR_SHIPPING_API_KEY: "ship-key-secret-value",
-  KIRIMBAYAR_SHIPPING_BASE_URL: "https://shipping.example.test",
-  KIRIMBAYAR_WEBHOOK_SECRET: "webhook-secret-0123456789",
-  SHOP_ORIGIN_ID: "501",
-};
+import { VALID_ENV } from "./support/env.js";
 
 function problemsOf(env: Record<string, string | undefined>): ShopConfigError["problems"] {
   try {
@@ -26,7 +15,7 @@ function problemsOf(env: Record<string, string | undefined>): ShopConfigError["p
 
 describe("loadShopConfig", () => {
   it("reads a complete environment, with defaults for what is optional", () => {
-    const config = loadShopConfig(validEnv);
+    const config = loadShopConfig(VALID_ENV);
     expect(config).toMatchObject({
       port: 4000,
       host: "127.0.0.1",
@@ -58,7 +47,7 @@ describe("loadShopConfig", () => {
 
   it("treats empty strings as unset and explains malformed values without repeating secrets", () => {
     const env = {
-      ...validEnv,
+      ...VALID_ENV,
       PORT: "eighty",
       KIRIMBAYAR_WEBHOOK_SECRET: "short-secret",
       KIRIMBAYAR_PAYMENT_BASE_URL: "ftp://payment.example.test",
@@ -82,7 +71,7 @@ describe("loadShopConfig", () => {
   });
 
   it("refuses a secret with surrounding whitespace", () => {
-    const problems = problemsOf({ ...validEnv, KIRIMBAYAR_CALLBACK_API_KEY: " callback-key-0123456789" });
+    const problems = problemsOf({ ...VALID_ENV, KIRIMBAYAR_CALLBACK_API_KEY: " callback-key-0123456789" });
     expect(problems).toEqual([
       {
         variable: "KIRIMBAYAR_CALLBACK_API_KEY",
@@ -92,16 +81,16 @@ describe("loadShopConfig", () => {
   });
 
   it("needs the order service's URL and key together", () => {
-    expect(problemsOf({ ...validEnv, KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1" })).toEqual(
-      [
-        {
-          variable: "KIRIMBAYAR_ORDERS_API_KEY",
-          message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
-        },
-      ],
-    );
+    expect(
+      problemsOf({ ...VALID_ENV, KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1" }),
+    ).toEqual([
+      {
+        variable: "KIRIMBAYAR_ORDERS_API_KEY",
+        message: "set both KIRIMBAYAR_ORDERS_BASE_URL and KIRIMBAYAR_ORDERS_API_KEY, or neither",
+      },
+    ]);
     const config = loadShopConfig({
-      ...validEnv,
+      ...VALID_ENV,
       KIRIMBAYAR_ORDERS_BASE_URL: "https://orders.example.test/order/api/v1",
       KIRIMBAYAR_ORDERS_API_KEY: "orders-key",
       PUBLIC_BASE_URL: "https://shop.example.test/",
@@ -117,14 +106,14 @@ describe("loadShopConfig", () => {
 
 describe("loadShopConfig: shipping quotes", () => {
   it("gives a quote 800 ms and no backup rate by default; takes both from the environment", () => {
-    expect(loadShopConfig(validEnv).shipping).toMatchObject({ quoteBudgetMs: 800, backupRate: undefined });
-    const config = loadShopConfig({ ...validEnv, SHOP_QUOTE_BUDGET_MS: "500", SHOP_BACKUP_RATE: "35000" });
+    expect(loadShopConfig(VALID_ENV).shipping).toMatchObject({ quoteBudgetMs: 800, backupRate: undefined });
+    const config = loadShopConfig({ ...VALID_ENV, SHOP_QUOTE_BUDGET_MS: "500", SHOP_BACKUP_RATE: "35000" });
     expect(config.shipping).toMatchObject({ quoteBudgetMs: 500, backupRate: 35_000 });
   });
 
   it("refuses a budget of 0 or a backup rate that is not whole rupiah, and a courier listed twice", () => {
     const problems = problemsOf({
-      ...validEnv,
+      ...VALID_ENV,
       SHOP_QUOTE_BUDGET_MS: "0",
       SHOP_BACKUP_RATE: "12.5",
       SHOP_COURIERS: "jne:pos:JNE",
@@ -140,23 +129,23 @@ describe("loadShopConfig: shipping quotes", () => {
 
 describe("loadShopConfig: where orders live", () => {
   it("keeps orders in memory by default, in PostgreSQL with SHOP_DATABASE=postgres or a DATABASE_URL", () => {
-    expect(loadShopConfig(validEnv)).toMatchObject({ database: "memory", databaseUrl: undefined });
-    expect(loadShopConfig({ ...validEnv, SHOP_DATABASE: "postgres" })).toMatchObject({ database: "postgres" });
+    expect(loadShopConfig(VALID_ENV)).toMatchObject({ database: "memory", databaseUrl: undefined });
+    expect(loadShopConfig({ ...VALID_ENV, SHOP_DATABASE: "postgres" })).toMatchObject({ database: "postgres" });
     const url = "postgres://shop:s3cret@127.0.0.1:5432/shop";
-    expect(loadShopConfig({ ...validEnv, DATABASE_URL: url })).toMatchObject({
+    expect(loadShopConfig({ ...VALID_ENV, DATABASE_URL: url })).toMatchObject({
       database: "postgres",
       databaseUrl: url,
     });
   });
 
   it("refuses an unknown SHOP_DATABASE and a DATABASE_URL that is neither PostgreSQL nor MySQL, naming the variable only", () => {
-    const problems = problemsOf({ ...validEnv, SHOP_DATABASE: "mysql", DATABASE_URL: "mssql://u:s3cret@db/shop" });
+    const problems = problemsOf({ ...VALID_ENV, SHOP_DATABASE: "mysql", DATABASE_URL: "mssql://u:s3cret@db/shop" });
     expect(problems.map((problem) => problem.variable).sort()).toEqual(["DATABASE_URL", "SHOP_DATABASE"]);
     expect(JSON.stringify(problems)).not.toContain("s3cret");
   });
 
   it("takes a mysql:// DATABASE_URL (the NestJS shop's), which the pg shops refuse when they open it, without its secret", async () => {
-    expect(loadShopConfig({ ...validEnv, DATABASE_URL: "mysql://u:s3cret@db/shop" }).databaseUrl).toBe(
+    expect(loadShopConfig({ ...VALID_ENV, DATABASE_URL: "mysql://u:s3cret@db/shop" }).databaseUrl).toBe(
       "mysql://u:s3cret@db/shop",
     );
     const opening = openShopDatabase("mysql://u:s3cret@db/shop");

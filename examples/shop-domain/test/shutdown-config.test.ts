@@ -3,21 +3,11 @@ import { describe, expect, it } from "vitest";
 import { loadShopConfig, ShopConfigError } from "../src/config.js";
 import { liveness, readiness } from "../src/health.js";
 import { drillDelay } from "../src/receivers.js";
-
-const env = {
-  KIRIMBAYAR_PAYMENT_API_KEY: "pay-key-secret-value",
-  KIRIMBAYAR_PAYMENT_BASE_URL: "https://payment.example.test",
-  KIRIMBAYAR_QRIS_ID: "7",
-  KIRIMBAYAR_CALLBACK_API_KEY: "callback-key-0123456789",
-  KIRIMBAYAR_SHIPPING_API_KEY: "ship-key-secret-value",
-  KIRIMBAYAR_SHIPPING_BASE_URL: "https://shipping.example.test",
-  KIRIMBAYAR_WEBHOOK_SECRET: "webhook-secret-0123456789",
-  SHOP_ORIGIN_ID: "501",
-};
+import { VALID_ENV } from "./support/env.js";
 
 describe("the shops' shutdown settings", () => {
   it("default to a 10 s grace period, no not-ready delay, no drill delay and no inbox", () => {
-    expect(loadShopConfig(env)).toMatchObject({
+    expect(loadShopConfig(VALID_ENV)).toMatchObject({
       shutdown: { graceMs: 10_000, unreadyDelayMs: 0 },
       webhookDelayMs: 0,
       inbox: undefined,
@@ -26,7 +16,7 @@ describe("the shops' shutdown settings", () => {
 
   it("read SHOP_SHUTDOWN_GRACE_MS, SHOP_SHUTDOWN_UNREADY_DELAY_MS, SHOP_WEBHOOK_DELAY_MS and SHOP_INBOX", () => {
     const config = loadShopConfig({
-      ...env,
+      ...VALID_ENV,
       SHOP_SHUTDOWN_GRACE_MS: "400",
       SHOP_SHUTDOWN_UNREADY_DELAY_MS: "800",
       SHOP_WEBHOOK_DELAY_MS: "250",
@@ -41,9 +31,9 @@ describe("the shops' shutdown settings", () => {
   });
 
   it("refuse a negative grace period, an unknown inbox, and an inbox without a PostgreSQL server", () => {
-    expect(() => loadShopConfig({ ...env, SHOP_SHUTDOWN_GRACE_MS: "-1" })).toThrow(ShopConfigError);
-    expect(() => loadShopConfig({ ...env, SHOP_INBOX: "sqs" })).toThrow(/SHOP_INBOX must be pg-boss/);
-    expect(() => loadShopConfig({ ...env, SHOP_INBOX: "pg-boss" })).toThrow(/set DATABASE_URL to a postgres/);
+    expect(() => loadShopConfig({ ...VALID_ENV, SHOP_SHUTDOWN_GRACE_MS: "-1" })).toThrow(ShopConfigError);
+    expect(() => loadShopConfig({ ...VALID_ENV, SHOP_INBOX: "sqs" })).toThrow(/SHOP_INBOX must be pg-boss/);
+    expect(() => loadShopConfig({ ...VALID_ENV, SHOP_INBOX: "pg-boss" })).toThrow(/set DATABASE_URL to a postgres/);
   });
 });
 

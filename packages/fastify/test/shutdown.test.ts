@@ -2,7 +2,7 @@
 // reused. The delivery in flight finishes; one arriving on the kept-alive connection meanwhile is answered 503 with
 // `Connection: close` (the balancer retries it elsewhere); the app closes as soon as the connection is idle.
 import { connect } from "node:net";
-import { createGracefulShutdown } from "@kirimbayar/core/shutdown";
+import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
 import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
@@ -25,29 +25,42 @@ function rawDelivery(id: string): string {
   );
 }
 
+/**
+ * A Fastify app whose QRIS receiver's store is tracked by `shutdown`, listening on loopback, and one kept-alive
+ * connection to it as a load balancer holds one: what it received so far, and when the app closed it.
+ */
+async function trackedAppWithConnection(
+  shutdown: GracefulShutdown,
+  handler: (event: { data: Record<string, unknown> }) => Promise<unknown>,
+) {
+  const store = new MemoryIdempotencyStore();
+  const qris = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
+    idempotency: { store: shutdown.track(store) },
+    logger: quiet,
+  }).on("payment.success", handler);
+  const app = Fastify();
+  app.register(createWebhookPlugin({ qris }), { prefix: "/webhooks" });
+  const { port } = await listen(app);
+  const socket = connect(port, "127.0.0.1");
+  const connection = { socket, received: "" };
+  socket.on("data", (chunk) => {
+    connection.received += chunk;
+  });
+  const closed = new Promise((resolve) => socket.on("close", resolve));
+  return { app, store, connection, closed };
+}
+
 describe("fastifyShutdownSteps", () => {
   it("finishes the delivery in flight, refuses the next on the kept-alive connection, and closes the app", async () => {
     const shutdown = createGracefulShutdown({ graceMs: 3_000, logger: quiet });
-    const store = new MemoryIdempotencyStore();
     const applied: string[] = [];
-    const qris = createWebhookReceiver({
-      source: "qris",
-      verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
-      idempotency: { store: shutdown.track(store) },
-      logger: quiet,
-    }).on("payment.success", async (event) => {
+    const { app, connection, closed } = await trackedAppWithConnection(shutdown, async (event) => {
       await sleep(300);
       applied.push(String(event.data.qris_history_id));
     });
-    const app = Fastify();
-    app.register(createWebhookPlugin({ qris }), { prefix: "/webhooks" });
-    const { port } = await listen(app);
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk;
-    });
-    const closed = new Promise((resolve) => socket.on("close", resolve));
+    const { socket } = connection;
     socket.write(rawDelivery("in-flight"));
     await sleep(100);
 
@@ -58,7 +71,7 @@ describe("fastifyShutdownSteps", () => {
     const report = await running;
     await closed;
 
-    const answers = received.split(/(?=HTTP\/1\.1 )/);
+    const answers = connection.received.split(/(?=HTTP\/1\.1 )/);
     expect(answers.map((answer) => answer.slice(9, 12))).toEqual(["200", "503"]);
     expect(answers[1]).toMatch(/connection: close/i);
     expect(applied).toEqual(["in-flight"]);
@@ -74,28 +87,14 @@ describe("fastifyShutdownSteps", () => {
 
   it("abort cuts a connection still busy after the grace period, once the claim is released", async () => {
     const shutdown = createGracefulShutdown({ graceMs: 200, logger: quiet });
-    const store = new MemoryIdempotencyStore();
-    const qris = createWebhookReceiver({
-      source: "qris",
-      verify: [tokenVerifier({ secrets: [TOKEN], in: "query", name: "token" })],
-      idempotency: { store: shutdown.track(store) },
-      logger: quiet,
-    }).on("payment.success", () => sleep(5_000));
-    const app = Fastify();
-    app.register(createWebhookPlugin({ qris }), { prefix: "/webhooks" });
-    const { port } = await listen(app);
-    const socket = connect(port, "127.0.0.1");
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk;
-    });
-    const closed = new Promise((resolve) => socket.on("close", resolve));
+    const { app, store, connection, closed } = await trackedAppWithConnection(shutdown, () => sleep(5_000));
+    const { socket } = connection;
     socket.on("error", () => {});
     socket.write(rawDelivery("stuck"));
     await sleep(100);
     const report = await shutdown.run(fastifyShutdownSteps(app));
     await closed;
-    expect(received).toBe("");
+    expect(connection.received).toBe("");
     expect(report).toMatchObject({ heldAtGraceEnd: 1, released: 1 });
     expect(store.claim("qris:payment.success:stuck", "other", 1_000)).toEqual({ state: "claimed", attempt: 2 });
   });

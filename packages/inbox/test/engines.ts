@@ -2,6 +2,7 @@
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { startRedisServer, type TestRedisServer } from "@kirimbayar/test-redis-server";
 import PgBoss from "pg-boss";
+import { afterAll, beforeAll } from "vitest";
 import { createBullMqInbox } from "../src/engines/bullmq.js";
 import { createPgBossInbox } from "../src/engines/pg-boss.js";
 import type { InboxQueue } from "../src/types.js";
@@ -60,5 +61,37 @@ export async function bullMqEngine(): Promise<EngineUnderTest> {
       await Promise.all(opened.map((inbox) => inbox.close().catch(() => {})));
       await server.stop();
     },
+  };
+}
+
+/** Both engines, for `describe.each(ENGINES)`: each row its name and how to start it. */
+export const ENGINES = [
+  ["pg-boss", pgBossEngine],
+  ["bullmq", bullMqEngine],
+] as const;
+
+/**
+ * Starts the engine before the describe block's tests and closes it after them. What it returns stands for the
+ * started engine, to be used inside tests and hooks.
+ */
+export function useEngine(start: () => Promise<EngineUnderTest>): EngineUnderTest {
+  let engine: EngineUnderTest | undefined;
+  beforeAll(async () => {
+    engine = await start();
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.close();
+  }, 30_000);
+  const started = (): EngineUnderTest => {
+    if (engine === undefined) throw new Error("useEngine: used before its beforeAll ran");
+    return engine;
+  };
+  return {
+    get name() {
+      return started().name;
+    },
+    inbox: () => started().inbox(),
+    outage: () => started().outage(),
+    close: () => started().close(),
   };
 }

@@ -6,41 +6,19 @@ import {
   type InboxMessage,
   MemoryIdempotencyStore,
   tokenVerifier,
-  type WebhookHttpRequest,
 } from "@kirimbayar/core/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startInboxWorker } from "../src/worker.js";
-import { bullMqEngine, type EngineUnderTest, pgBossEngine } from "./engines.js";
+import { ENGINES, type EngineUnderTest, useEngine } from "./engines.js";
+import { paidEvent, qrisDelivery, waitUntil } from "./support/deliveries.js";
 
 const TOKEN = "inbox-engine-token";
 const quiet = { warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function paid(id: string): string {
-  return JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T03:00:00Z",
-    data: { qris_history_id: id, amount: 10_000, status: "paid" },
-  });
-}
-
-function delivery(body: string, token = TOKEN): WebhookHttpRequest {
-  return {
-    method: "POST",
-    url: `/webhooks/qris?token=${token}`,
-    headers: { "content-type": "application/json" },
-    rawBody: body,
-  };
-}
-
+const delivery = (body: string, token = TOKEN) => qrisDelivery(body, token);
 /** Waits until `check` holds, at most `timeoutMs`. */
-async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await sleep(50);
-  }
-}
+const eventually = (check: () => boolean | Promise<boolean>, timeoutMs = 20_000) => waitUntil(check, { timeoutMs });
 
 /** The web side (inbox mode) and the worker side (handlers, a shared store) of one shop. */
 function shop(
@@ -71,31 +49,22 @@ function shop(
   return { web, worker, applied, origins, store };
 }
 
-describe.each([
-  ["pg-boss", pgBossEngine],
-  ["bullmq", bullMqEngine],
-] as const)("inbox on %s", (_, start) => {
-  let engine: EngineUnderTest;
-  beforeAll(async () => {
-    engine = await start();
-  }, 60_000);
-  afterAll(async () => {
-    await engine?.close();
-  }, 30_000);
+describe.each(ENGINES)("inbox on %s", (_, start) => {
+  const engine = useEngine(start);
 
   it("keeps one job per idempotency key while it waits", async () => {
     const inbox = await engine.inbox();
     const { web } = shop(inbox);
-    expect((await web.handle(delivery(paid("one")))).status).toBe(200);
-    expect((await web.handle(delivery(paid("one")))).status).toBe(200);
-    expect((await web.handle(delivery(paid("two")))).status).toBe(200);
+    expect((await web.handle(delivery(paidEvent("one")))).status).toBe(200);
+    expect((await web.handle(delivery(paidEvent("one")))).status).toBe(200);
+    expect((await web.handle(delivery(paidEvent("two")))).status).toBe(200);
     expect((await inbox.stats()).waiting).toBe(2);
   });
 
   it("acknowledges, then a worker applies each event once (ctx.origin inbox), duplicates included", async () => {
     const inbox = await engine.inbox();
     const { web, worker, applied, origins } = shop(inbox);
-    for (const id of ["a", "b", "c", "a", "b"]) expect((await web.handle(delivery(paid(id)))).status).toBe(200);
+    for (const id of ["a", "b", "c", "a", "b"]) expect((await web.handle(delivery(paidEvent(id)))).status).toBe(200);
     const running = await startInboxWorker({
       inbox,
       receivers: { qris: worker },
@@ -105,7 +74,7 @@ describe.each([
     try {
       await eventually(() => applied.length === 3);
       // A redelivery after processing adds nothing that runs twice.
-      expect((await web.handle(delivery(paid("a")))).status).toBe(200);
+      expect((await web.handle(delivery(paidEvent("a")))).status).toBe(200);
       await sleep(500);
       expect(applied.sort()).toEqual(["a", "b", "c"]);
       expect([...origins]).toEqual(["inbox"]);
@@ -119,7 +88,7 @@ describe.each([
     const inbox = await engine.inbox();
     let failures = 2;
     const { web, worker, applied } = shop(inbox, { fail: () => failures-- > 0 });
-    await web.handle(delivery(paid("retried")));
+    await web.handle(delivery(paidEvent("retried")));
     const running = await startInboxWorker({
       inbox,
       receivers: { qris: worker },
@@ -145,7 +114,7 @@ describe.each([
         return failures-- > 0;
       },
     });
-    await web.handle(delivery(paid("paced")));
+    await web.handle(delivery(paidEvent("paced")));
     const running = await startInboxWorker({
       inbox,
       receivers: { qris: worker },
@@ -168,7 +137,7 @@ describe.each([
     const inbox = await engine.inbox();
     let broken = true;
     const { web, worker, applied } = shop(inbox, { fail: () => broken });
-    await web.handle(delivery(paid("dead-1")));
+    await web.handle(delivery(paidEvent("dead-1")));
     const running = await startInboxWorker({
       inbox,
       receivers: { qris: worker },
@@ -201,7 +170,7 @@ describe.each([
     const inbox = await engine.inbox();
     let broken = true;
     const { web, worker, applied, store } = shop(inbox, { fail: () => broken });
-    for (const id of ["r1", "r2", "r3"]) await web.handle(delivery(paid(id)));
+    for (const id of ["r1", "r2", "r3"]) await web.handle(delivery(paidEvent(id)));
     const running = await startInboxWorker({
       inbox,
       receivers: { qris: worker },
@@ -249,7 +218,7 @@ describe.each([
   it("stop() lets the events in flight finish", async () => {
     const inbox = await engine.inbox();
     const { web, worker, applied } = shop(inbox, { slowMs: 400 });
-    await web.handle(delivery(paid("slow")));
+    await web.handle(delivery(paidEvent("slow")));
     const running = await startInboxWorker({ inbox, receivers: { qris: worker }, logger: quiet });
     await eventually(async () => (await inbox.stats()).active === 1);
     await running.stop();
@@ -270,10 +239,10 @@ describe.each([
     const outage = engine.outage();
     await outage.stop();
     try {
-      expect((await web.handle(delivery(paid("during-outage")))).status).toBe(503);
+      expect((await web.handle(delivery(paidEvent("during-outage")))).status).toBe(503);
     } finally {
       await outage.start();
     }
-    await eventually(async () => (await web.handle(delivery(paid("after-outage")))).status === 200, 30_000);
+    await eventually(async () => (await web.handle(delivery(paidEvent("after-outage")))).status === 200, 30_000);
   });
 });

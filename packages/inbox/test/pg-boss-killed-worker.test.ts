@@ -5,13 +5,14 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PostgresIdempotencyStore } from "@kirimbayar/core/postgres";
-import { createWebhookReceiver, tokenVerifier, type WebhookHttpRequest } from "@kirimbayar/core/webhooks";
+import { createWebhookReceiver, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPgBossInbox } from "../src/engines/pg-boss.js";
 import { startInboxWorker } from "../src/worker.js";
+import { paidEvent, qrisDelivery } from "./support/deliveries.js";
 
 const CHILD = fileURLToPath(new URL("./pg-boss-held-worker.mjs", import.meta.url));
 const TOKEN = "killed-worker-token";
@@ -43,18 +44,7 @@ afterAll(async () => {
   await server?.destroy();
 }, 30_000);
 
-function delivery(id: string): WebhookHttpRequest {
-  return {
-    method: "POST",
-    url: `/webhooks/qris?token=${TOKEN}`,
-    headers: { "content-type": "application/json" },
-    rawBody: JSON.stringify({
-      event: "payment.success",
-      timestamp: "2026-03-01T03:00:00Z",
-      data: { qris_history_id: id, amount: 10_000, status: "paid" },
-    }),
-  };
-}
+const delivery = (id: string) => qrisDelivery(paidEvent(id), TOKEN);
 
 it("applies a killed worker's held events within a minute with the default settings, each once", async () => {
   const queue = "killed";

@@ -2,52 +2,23 @@
 // go back at once; in a graceful shutdown, the ones still running after the grace period have their claims released
 // and go back too, so the worker that stays applies them within a second, once, instead of after a hold or a lease.
 import { createGracefulShutdown } from "@kirimbayar/core/shutdown";
-import {
-  createWebhookReceiver,
-  MemoryIdempotencyStore,
-  tokenVerifier,
-  type WebhookHttpRequest,
-} from "@kirimbayar/core/webhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
+import { describe, expect, it } from "vitest";
 import { startInboxWorker } from "../src/worker.js";
-import { bullMqEngine, type EngineUnderTest, pgBossEngine } from "./engines.js";
+import { ENGINES, useEngine } from "./engines.js";
+import { paidEvent, qrisDelivery, waitUntil } from "./support/deliveries.js";
 
 const TOKEN = "inbox-shutdown-token";
 const quiet = { warn: () => {}, error: () => {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function delivery(id: string): WebhookHttpRequest {
-  return {
-    method: "POST",
-    url: `/webhooks/qris?token=${TOKEN}`,
-    headers: { "content-type": "application/json" },
-    rawBody: JSON.stringify({
-      event: "payment.success",
-      timestamp: "2026-03-01T03:00:00Z",
-      data: { qris_history_id: id, amount: 10_000, status: "paid" },
-    }),
-  };
-}
+const delivery = (id: string) => qrisDelivery(paidEvent(id), TOKEN);
+/** Waits until `check` holds, at most `timeoutMs`. */
+const eventually = (check: () => boolean | Promise<boolean>, timeoutMs = 20_000) =>
+  waitUntil(check, { timeoutMs, everyMs: 25 });
 
-async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await sleep(25);
-  }
-}
-
-describe.each([
-  ["pg-boss", pgBossEngine],
-  ["bullmq", bullMqEngine],
-] as const)("stopping an inbox worker on %s", (_, start) => {
-  let engine: EngineUnderTest;
-  beforeAll(async () => {
-    engine = await start();
-  }, 60_000);
-  afterAll(async () => {
-    await engine?.close();
-  }, 30_000);
+describe.each(ENGINES)("stopping an inbox worker on %s", (_, start) => {
+  const engine = useEngine(start);
 
   it("hands the events still running back at once after the grace period, and the other worker applies them once", async () => {
     const inbox = await engine.inbox();

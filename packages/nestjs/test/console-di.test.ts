@@ -30,6 +30,7 @@ import pg from "pg";
 import { DataSource, type EntityManager } from "typeorm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KirimbayarModule, KirimbayarReconciler, OnQrisEvent } from "../src/index.js";
+import { postQrisPaid } from "./support/qris.js";
 
 type Platform = "express" | "fastify";
 const platforms: Platform[] = ["express", "fastify"];
@@ -323,15 +324,7 @@ describe.each(platforms)(
       const config = { adminKey: "admin-key", checks: 0 };
       const { app, origin } = await boot(appModule(config), platform);
 
-      const delivery = await fetch(`${origin}/webhooks/qris?token=${TOKEN}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          event: "payment.success",
-          timestamp: "2026-03-01T03:00:00Z",
-          data: { qris_history_id: id, amount: 15_000 },
-        }),
-      });
+      const delivery = await postQrisPaid(origin, TOKEN, id);
       expect(delivery.status).toBe(200);
       expect((await checker.query("SELECT status FROM orders WHERE qris_history_id = $1", [id])).rows).toEqual([
         { status: "paid" },

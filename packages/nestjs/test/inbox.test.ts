@@ -16,6 +16,7 @@ import { Test } from "@nestjs/testing";
 import PgBoss from "pg-boss";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KirimbayarInboxWorker, KirimbayarModule, type KirimbayarModuleOptions, OnQrisEvent } from "../src/index.js";
+import { qrisPaidBody } from "./support/qris.js";
 
 const TOKEN = "nest-inbox-token";
 const quiet = { warn: () => {}, error: () => {} };
@@ -86,20 +87,12 @@ async function boot(imports: unknown[], platform: Platform = "express") {
   return { app, url: `http://127.0.0.1:${port}/webhooks/qris` };
 }
 
-/** A QRIS `payment.success` webhook body for history id `id`. */
-const paymentSuccess = (id: string) =>
-  JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T03:00:00Z",
-    data: { qris_history_id: id, amount: 15_000 },
-  });
-
 /** Posts a QRIS `payment.success` for history id `id` to `url`, with `token` in the query. */
 async function post(url: string, id: string, token = TOKEN): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${url}?token=${token}`, {
     method: "POST",
     headers: { "content-type": "application/json", connection: "close" },
-    body: paymentSuccess(id),
+    body: qrisPaidBody(id),
   });
   return { status: response.status, body: await response.json() };
 }
@@ -190,7 +183,7 @@ describe("KirimbayarModule inbox worker", () => {
     await queue.enqueue({
       key: `qris:test:${after}`,
       source: "qris",
-      body: paymentSuccess(after),
+      body: qrisPaidBody(after),
       receivedAt: Date.now(),
     });
     await sleep(QUIET_PERIOD_MS);

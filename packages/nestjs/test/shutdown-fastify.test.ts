@@ -8,73 +8,25 @@ import type { Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
 import { isMainThread } from "node:worker_threads";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
-import { MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
-import {
-  Controller,
-  Get,
-  Inject,
-  Injectable,
-  type NestApplicationOptions,
-  type OnApplicationShutdown,
-} from "@nestjs/common";
+import { MemoryIdempotencyStore } from "@kirimbayar/core/webhooks";
+import type { NestApplicationOptions } from "@nestjs/common";
 import { FastifyAdapter, type NestFastifyApplication } from "@nestjs/platform-fastify";
-import { Test } from "@nestjs/testing";
 import { describe, expect, it } from "vitest";
-import { KirimbayarModule, KirimbayarShutdown, KirimbayarShutdownModule, OnQrisEvent } from "../src/index.js";
+import { KirimbayarShutdown } from "../src/index.js";
+import { qrisPaidBody } from "./support/qris.js";
+import { compileShutdownModule, quiet, sleep } from "./support/shutdown-app.js";
 
 const TOKEN = "nest-fastify-shutdown-token";
-const quiet = { warn: () => {}, error: () => {} };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const order: string[] = [];
-
-@Injectable()
-class Payments {
-  @OnQrisEvent("payment.success")
-  async paid(event: { data: { qris_history_id: string } }) {
-    const id = event.data.qris_history_id;
-    await sleep(id.startsWith("slow") ? 5_000 : 300);
-    order.push(`applied ${id}`);
-  }
-}
-
-@Controller()
-class Readiness {
-  constructor(@Inject(KirimbayarShutdown) private readonly shutdown: KirimbayarShutdown) {}
-
-  @Get("readyz")
-  ready() {
-    return { ready: this.shutdown.ready };
-  }
-}
-
-@Injectable()
-class Resources implements OnApplicationShutdown {
-  onApplicationShutdown() {
-    order.push("resources closed");
-  }
-}
+/** The slow delivery outlasts the grace period below; the others finish within it. */
+const handlerMs = (id: string) => (id.startsWith("slow") ? 5_000 : 300);
 
 async function boot(
   shutdown: GracefulShutdown,
   store: MemoryIdempotencyStore,
   appOptions: NestApplicationOptions = {},
 ) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      KirimbayarShutdownModule.forRoot(shutdown),
-      KirimbayarModule.forRoot({
-        webhooks: {
-          qris: {
-            verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-            idempotency: { store: shutdown.track(store) },
-            logger: quiet,
-          },
-        },
-      }),
-    ],
-    controllers: [Readiness],
-    providers: [Payments, Resources],
-  }).compile();
+  const moduleRef = await compileShutdownModule({ shutdown, store, token: TOKEN, order, handlerMs });
   const app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter(), {
     ...appOptions,
     logger: false,
@@ -85,11 +37,7 @@ async function boot(
 }
 
 function rawDelivery(id: string): string {
-  const body = JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T03:00:00Z",
-    data: { qris_history_id: id, amount: 15_000 },
-  });
+  const body = qrisPaidBody(id);
   return (
     `POST /webhooks/qris?token=${TOKEN} HTTP/1.1\r\nHost: lb\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`

@@ -5,86 +5,33 @@ import "reflect-metadata";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createGracefulShutdown, type GracefulShutdown } from "@kirimbayar/core/shutdown";
-import { MemoryIdempotencyStore, tokenVerifier, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
+import { MemoryIdempotencyStore, WebhookConfigurationError } from "@kirimbayar/core/webhooks";
 import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
 import { startPostgresServer } from "@kirimbayar/test-postgres-server";
-import { Controller, Get, Inject, Injectable, type OnApplicationShutdown } from "@nestjs/common";
-import { Test } from "@nestjs/testing";
 import PgBoss from "pg-boss";
 import { describe, expect, it } from "vitest";
-import {
-  KirimbayarInboxWorker,
-  KirimbayarModule,
-  KirimbayarShutdown,
-  KirimbayarShutdownModule,
-  OnQrisEvent,
-} from "../src/index.js";
+import { KirimbayarInboxWorker, KirimbayarShutdown, KirimbayarShutdownModule } from "../src/index.js";
+import { postQrisPaid } from "./support/qris.js";
+import { compileShutdownModule, quiet, type ShutdownModuleOptions, sleep } from "./support/shutdown-app.js";
 
 const TOKEN = "nest-shutdown-token";
-const quiet = { warn: () => {}, error: () => {} };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const order: string[] = [];
+/** The slow delivery outlasts the grace periods below; the others finish within them. */
+const handlerMs = (id: string) => (id === "slow" ? 2_000 : 200);
 
-@Injectable()
-class SlowPayments {
-  @OnQrisEvent("payment.success")
-  async paid(event: { data: { qris_history_id: string } }) {
-    const id = event.data.qris_history_id;
-    await sleep(id === "slow" ? 2_000 : 200);
-    order.push(`applied ${id}`);
-  }
-}
-
-@Controller()
-class Readiness {
-  constructor(@Inject(KirimbayarShutdown) private readonly shutdown: KirimbayarShutdown) {}
-
-  @Get("readyz")
-  ready() {
-    return { ready: this.shutdown.ready };
-  }
-}
-
-@Injectable()
-class Resources implements OnApplicationShutdown {
-  onApplicationShutdown() {
-    order.push("resources closed");
-  }
-}
-
-async function boot(shutdown: GracefulShutdown, store: MemoryIdempotencyStore) {
-  const moduleRef = await Test.createTestingModule({
-    imports: [
-      KirimbayarShutdownModule.forRoot(shutdown),
-      KirimbayarModule.forRoot({
-        webhooks: {
-          qris: {
-            verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-            idempotency: { store: shutdown.track(store) },
-            logger: quiet,
-          },
-        },
-      }),
-    ],
-    controllers: [Readiness],
-    providers: [SlowPayments, Resources],
-  }).compile();
+async function boot(
+  shutdown: GracefulShutdown,
+  store: MemoryIdempotencyStore,
+  more: Pick<ShutdownModuleOptions, "inbox" | "probeAndResources"> = {},
+) {
+  const moduleRef = await compileShutdownModule({ shutdown, store, token: TOKEN, order, handlerMs, ...more });
   const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
   await app.listen(0, "127.0.0.1");
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   return { app, url: `http://127.0.0.1:${port}` };
 }
 
-const deliver = (url: string, id: string) =>
-  fetch(`${url}/webhooks/qris?token=${TOKEN}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      event: "payment.success",
-      timestamp: "2026-03-01T03:00:00Z",
-      data: { qris_history_id: id, amount: 15_000 },
-    }),
-  }).then((response) => response.status);
+const deliver = (url: string, id: string) => postQrisPaid(url, TOKEN, id).then((response) => response.status);
 
 describe("KirimbayarShutdownModule", () => {
   it("drains on app.close(): the quick delivery finishes, the slow one's claim is released, then Nest closes", async () => {
@@ -119,26 +66,8 @@ describe("KirimbayarShutdownModule", () => {
       order.length = 0;
       const shutdown = createGracefulShutdown({ graceMs: 300, logger: quiet });
       const store = new MemoryIdempotencyStore();
-      const moduleRef = await Test.createTestingModule({
-        imports: [
-          KirimbayarShutdownModule.forRoot(shutdown),
-          KirimbayarModule.forRoot({
-            webhooks: {
-              qris: {
-                verify: [tokenVerifier({ secrets: [TOKEN], in: "query" })],
-                idempotency: { store: shutdown.track(store) },
-                logger: quiet,
-              },
-            },
-            inbox: { queue },
-          }),
-        ],
-        providers: [SlowPayments],
-      }).compile();
-      const app = moduleRef.createNestApplication({ rawBody: true, logger: false });
-      await app.listen(0, "127.0.0.1");
-      const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-      expect(await deliver(`http://127.0.0.1:${port}`, "slow")).toBe(200);
+      const { app, url } = await boot(shutdown, store, { inbox: { queue }, probeAndResources: false });
+      expect(await deliver(url, "slow")).toBe(200);
       for (let waited = 0; shutdown.held < 1 && waited < 10_000; waited += 20) await sleep(20);
       expect(shutdown.held).toBe(1);
 

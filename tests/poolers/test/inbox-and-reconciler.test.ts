@@ -9,40 +9,17 @@ import { createWebhookRouter } from "@kirimbayar/express";
 import { startInboxWorker } from "@kirimbayar/inbox";
 import { createPgBossInbox } from "@kirimbayar/inbox/pg-boss";
 import { startPgBouncer, type TestPgBouncer } from "@kirimbayar/test-pgbouncer-server";
-import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
 import { createFakeProvider } from "@kirimbayar/testing";
 import express from "express";
 import pg from "pg";
 import PgBoss from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { capturedLog, deliverCampaign, historyIds, TOKEN, unexpectedErrors } from "./support/deliveries.js";
-import { BOUNCER_POOL, switchWarnings } from "./support/pooler-suite.js";
-import { EFFECTS_TABLE } from "./support/setups.js";
+import { BOUNCER_POOL, switchWarnings, usePoolerDatabase } from "./support/pooler-suite.js";
 
-let postgres: TestPostgresServer;
-let admin: pg.Pool;
+const database = usePoolerDatabase();
+const { appliedOf } = database;
 let run = 0;
-
-beforeAll(async () => {
-  postgres = await startPostgresServer();
-  admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  admin.on("error", () => {});
-  await admin.query(EFFECTS_TABLE);
-});
-
-afterAll(async () => {
-  await admin?.end();
-  await postgres?.destroy();
-});
-
-/** Effect rows by history id, for the ids starting with `prefix`. */
-async function appliedOf(prefix: string): Promise<Record<string, number>> {
-  const { rows } = await admin.query<{ history_id: string; n: number }>(
-    "SELECT history_id, count(*)::int AS n FROM effects WHERE history_id LIKE $1 || '-%' GROUP BY history_id",
-    [prefix],
-  );
-  return Object.fromEntries(rows.map((row) => [row.history_id, row.n]));
-}
 
 const quietPool = (url: string) => {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -55,7 +32,7 @@ describe.each(["transaction", "session"] as const)("behind PgBouncer in %s mode"
   let bouncer: TestPgBouncer;
 
   beforeAll(async () => {
-    bouncer = await startPgBouncer(postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
+    bouncer = await startPgBouncer(database.postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
   });
 
   afterAll(async () => {
@@ -132,7 +109,9 @@ describe.each(["transaction", "session"] as const)("behind PgBouncer in %s mode"
     await store.ensureSchema();
     await journal.ensureSchema();
     // Each fake provider numbers its QR codes from 1: the other mode's run recorded the same keys.
-    await admin.query("DELETE FROM kirimbayar_idempotency WHERE key LIKE 'qris:%' AND key NOT LIKE '%inbox-%'");
+    await database.admin.query(
+      "DELETE FROM kirimbayar_idempotency WHERE key LIKE 'qris:%' AND key NOT LIKE '%inbox-%'",
+    );
     // No webhook URL: the provider's webhooks never reach the shop.
     const provider = createFakeProvider({ rateLimit: false });
     const qrisClient = new QrisClient({

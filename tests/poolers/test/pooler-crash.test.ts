@@ -8,12 +8,10 @@
 // `pnpm test` runs one 1 s outage per set-up and mode on 120 events; `pnpm chaos` (KIRIMBAYAR_CHAOS=full) 1,000 events
 // with outages of 0.3 s, 5 s and 20 s.
 import { startPgBouncer } from "@kirimbayar/test-pgbouncer-server";
-import { startPostgresServer, type TestPostgresServer } from "@kirimbayar/test-postgres-server";
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { capturedLog, deliverWithRetries, historyIds, startShop } from "./support/deliveries.js";
-import { BOUNCER_POOL, type PoolMode } from "./support/pooler-suite.js";
-import { EFFECTS_TABLE, ormSetups, pgSetups, type Setup } from "./support/setups.js";
+import { BOUNCER_POOL, type PoolMode, usePoolerDatabase } from "./support/pooler-suite.js";
+import { ormSetups, pgSetups, type Setup } from "./support/setups.js";
 
 const FULL = process.env.KIRIMBAYAR_CHAOS === "full";
 const EVENTS = FULL ? 1_000 : 120;
@@ -30,29 +28,8 @@ const SETUPS = [
 ];
 const MODES: PoolMode[] = ["transaction", "session"];
 
-let postgres: TestPostgresServer;
-let admin: pg.Pool;
+const database = usePoolerDatabase();
 let run = 0;
-
-beforeAll(async () => {
-  postgres = await startPostgresServer();
-  admin = new pg.Pool({ connectionString: postgres.url, max: 2 });
-  admin.on("error", () => {});
-  await admin.query(EFFECTS_TABLE);
-});
-
-afterAll(async () => {
-  await admin?.end();
-  await postgres?.destroy();
-});
-
-async function appliedOf(prefix: string): Promise<Map<string, number>> {
-  const { rows } = await admin.query<{ history_id: string; n: number }>(
-    "SELECT history_id, count(*)::int AS n FROM effects WHERE history_id LIKE $1 || '-%' GROUP BY history_id",
-    [prefix],
-  );
-  return new Map(rows.map((row) => [row.history_id, row.n]));
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,7 +42,7 @@ describe("PgBouncer SIGKILLed mid-flight and started again", () => {
     "$name, $mode mode, down $downMs ms: 0 lost, 0 applied twice, recovered within 60 s",
     async ({ setup, mode, downMs }) => {
       const prefix = `crash-${mode}-${run++}`;
-      const bouncer = await startPgBouncer(postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
+      const bouncer = await startPgBouncer(database.postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
       const storeLog = capturedLog();
       const shop = await setup.build(bouncer.url, storeLog);
       let holding = 0;
@@ -119,18 +96,17 @@ describe("PgBouncer SIGKILLed mid-flight and started again", () => {
           await outage;
           const waiting = [...answeredBefore];
           for (let waited = 0; waited < RETRY_FOR_MS; waited += 100) {
-            const applied = await appliedOf(prefix);
-            if (waiting.every((id) => (applied.get(id) ?? 0) > 0))
-              return (performance.now() - (restartedAt ?? 0)) / 1000;
+            const applied = await database.appliedOf(prefix);
+            if (waiting.every((id) => (applied[id] ?? 0) > 0)) return (performance.now() - (restartedAt ?? 0)) / 1000;
             await sleep(100);
           }
           return null;
         })();
         const [result, recoverySeconds] = await Promise.all([campaign, recovery]);
-        const applied = await appliedOf(prefix);
+        const applied = await database.appliedOf(prefix);
         const ids = historyIds(prefix, EVENTS);
-        const lost = ids.filter((id) => (applied.get(id) ?? 0) === 0);
-        const doubles = ids.filter((id) => (applied.get(id) ?? 0) > 1);
+        const lost = ids.filter((id) => (applied[id] ?? 0) === 0);
+        const doubles = ids.filter((id) => (applied[id] ?? 0) > 1);
         const firstOkAfterRestart =
           afterRestart.length > 0 ? (Math.min(...afterRestart) - (restartedAt ?? 0)) / 1000 : null;
         const figures = {

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { findExecutable, ownedTempDir, pathDirs, removeDir } from "@kirimbayar/test-server-processes";
 import { resolveRedisServerBinary } from "../index.js";
 import { startLinkProxy } from "./link-proxy.js";
-import { freePort, killNow, PortTakenError, serverArgs, spawnRedis, terminate, waitFor } from "./processes.js";
+import { freePort, killNow, nodeSettings, serverArgs, spawnRedisMovingPort, terminate, waitFor } from "./processes.js";
 import { parseInfo, redisCommand } from "./resp.js";
 
 const HOST = "127.0.0.1";
@@ -70,38 +70,31 @@ export async function startRedisCluster(options = {}) {
   let lastKillAt;
 
   async function startNode(node) {
-    for (let attempt = 1; ; attempt++) {
-      const args = serverArgs({
-        port: node.realPort,
-        bind: HOST,
-        save: "",
-        appendonly: "no",
-        dir,
-        dbfilename: `node-${node.index}.rdb`,
-        loglevel: "warning",
-        "cluster-enabled": "yes",
-        "cluster-config-file": `nodes-${node.index}.conf`,
-        // The bus port set explicitly (by default the client port + 10,000, which nobody checked was free).
-        "cluster-port": node.busPort,
-        "cluster-node-timeout": nodeTimeoutMs,
-        // Clients and replicas reach the node through its link proxy (CLUSTER SLOTS, MOVED and the replicas' link
-        // name the proxy), so a test can cut replication; the bus between nodes stays direct.
-        "cluster-announce-ip": HOST,
-        "cluster-announce-port": node.port,
-        "cluster-announce-bus-port": node.busPort,
-        // A full sync starts at once (diskless sync otherwise waits 5 s for more replicas to join).
-        "repl-diskless-sync-delay": 0,
-      }).concat(options.args ?? []);
-      try {
-        node.child = await spawnRedis(binary, args, node.realPort, startTimeoutMs);
-        return;
-      } catch (error) {
-        if (!(error instanceof PortTakenError) || attempt >= 3 || node.created) throw error;
+    node.child = await spawnRedisMovingPort(binary, {
+      argsOf: () =>
+        serverArgs({
+          ...nodeSettings({ port: node.realPort, dir, dbfilename: `node-${node.index}.rdb` }),
+          "cluster-enabled": "yes",
+          "cluster-config-file": `nodes-${node.index}.conf`,
+          // The bus port set explicitly (by default the client port + 10,000, which nobody checked was free).
+          "cluster-port": node.busPort,
+          "cluster-node-timeout": nodeTimeoutMs,
+          // Clients and replicas reach the node through its link proxy (CLUSTER SLOTS, MOVED and the replicas' link
+          // name the proxy), so a test can cut replication; the bus between nodes stays direct.
+          "cluster-announce-ip": HOST,
+          "cluster-announce-port": node.port,
+          "cluster-announce-bus-port": node.busPort,
+        }).concat(options.args ?? []),
+      portOf: () => node.realPort,
+      startTimeoutMs,
+      // A node the cluster knows keeps its ports.
+      canMove: () => !node.created,
+      async movePort() {
         node.realPort = await freePort();
         node.busPort = await freePort();
         node.proxy.target = node.realPort;
-      }
-    }
+      },
+    });
   }
 
   async function stop() {

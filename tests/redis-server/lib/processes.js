@@ -99,3 +99,39 @@ export async function waitFor(what, check, { timeoutMs, everyMs = 100 }) {
 export function serverArgs(settings) {
   return Object.entries(settings).flatMap(([name, value]) => [`--${name}`, String(value)]);
 }
+
+/**
+ * {@link spawnRedis} of `argsOf()` on `portOf()`, tried again up to `tries` times on a fresh port when another process
+ * took the probed one before redis-server bound it: `movePort()` picks it (and points whatever reaches the server
+ * there), unless `canMove()` says the port must stay (a node the others already know by it).
+ */
+export async function spawnRedisMovingPort(
+  binary,
+  { argsOf, portOf, movePort, startTimeoutMs, canMove = () => true, tries = 3 },
+) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnRedis(binary, argsOf(), portOf(), startTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= tries || !canMove()) throw error;
+      await movePort();
+    }
+  }
+}
+
+/**
+ * The settings every node of a Sentinel group or Cluster starts with: its port on loopback, no persistence, its
+ * files in `dir`, warnings only, and a full sync at once (diskless sync otherwise waits 5 s for more replicas).
+ */
+export function nodeSettings({ port, dir, dbfilename }) {
+  return {
+    port,
+    bind: "127.0.0.1",
+    save: "",
+    appendonly: "no",
+    dir,
+    dbfilename,
+    loglevel: "warning",
+    "repl-diskless-sync-delay": 0,
+  };
+}

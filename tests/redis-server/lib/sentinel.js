@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { ownedTempDir, removeDir } from "@kirimbayar/test-server-processes";
 import { resolveRedisServerBinary } from "../index.js";
 import { startLinkProxy } from "./link-proxy.js";
-import { freePort, killNow, PortTakenError, serverArgs, spawnRedis, terminate, waitFor } from "./processes.js";
+import { freePort, killNow, nodeSettings, serverArgs, spawnRedisMovingPort, terminate, waitFor } from "./processes.js";
 import { pairs, parseInfo, redisCommand } from "./resp.js";
 
 const HOST = "127.0.0.1";
@@ -38,65 +38,57 @@ export async function startSentinelGroup(options = {}) {
   let killedAt;
 
   async function startNode(node) {
-    for (let attempt = 1; ; attempt++) {
-      const args = serverArgs({
-        port: node.realPort,
-        bind: HOST,
-        save: "",
-        appendonly: "no",
-        dir,
-        dbfilename: `${node.name}.rdb`,
-        loglevel: "warning",
-        // A full sync starts at once (diskless sync otherwise waits 5 s for more replicas to join).
-        "repl-diskless-sync-delay": 0,
-        // As a replica it names its proxy, so Sentinel and a promoted master's replicas reach it through it.
-        "replica-announce-ip": HOST,
-        "replica-announce-port": node.proxy.port,
-        ...(node.replicaOf === undefined ? {} : { replicaof: `${HOST} ${node.replicaOf}` }),
-      }).concat(options.args ?? []);
-      try {
-        node.child = await spawnRedis(binary, args, node.realPort, startTimeoutMs);
-        return;
-      } catch (error) {
-        if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    node.child = await spawnRedisMovingPort(binary, {
+      argsOf: () =>
+        serverArgs({
+          ...nodeSettings({ port: node.realPort, dir, dbfilename: `${node.name}.rdb` }),
+          // As a replica it names its proxy, so Sentinel and a promoted master's replicas reach it through it.
+          "replica-announce-ip": HOST,
+          "replica-announce-port": node.proxy.port,
+          ...(node.replicaOf === undefined ? {} : { replicaof: `${HOST} ${node.replicaOf}` }),
+        }).concat(options.args ?? []),
+      portOf: () => node.realPort,
+      startTimeoutMs,
+      async movePort() {
         node.realPort = await freePort();
         node.proxy.target = node.realPort;
-      }
-    }
+      },
+    });
   }
 
   async function startSentinel(sentinel) {
-    for (let attempt = 1; ; attempt++) {
-      const conf = join(dir, `sentinel-${sentinel.index}.conf`);
-      // Sentinel rewrites its config file (known replicas and sentinels, epochs): it must be its own and writable.
-      writeFileSync(
-        conf,
-        [
-          `port ${sentinel.port}`,
-          `bind ${HOST}`,
-          `dir ${dir}`,
-          "loglevel warning",
-          `sentinel monitor ${masterName} ${HOST} ${nodes[0].proxy.port} ${quorum}`,
-          `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
-          `sentinel failover-timeout ${masterName} ${failoverTimeoutMs}`,
-          `sentinel parallel-syncs ${masterName} 1`,
-          // Told up front what they would otherwise learn over a few 2 s hello rounds: ready seconds sooner.
-          `sentinel myid ${sentinel.id}`,
-          ...sentinels
-            .filter((other) => other !== sentinel)
-            .map((other) => `sentinel known-sentinel ${masterName} ${HOST} ${other.port} ${other.id}`),
-          ...nodes.slice(1).map((node) => `sentinel known-replica ${masterName} ${HOST} ${node.proxy.port}`),
-          "",
-        ].join("\n"),
-      );
-      try {
-        sentinel.child = await spawnRedis(binary, [conf, "--sentinel"], sentinel.port, startTimeoutMs);
-        return;
-      } catch (error) {
-        if (!(error instanceof PortTakenError) || attempt >= 3) throw error;
+    sentinel.child = await spawnRedisMovingPort(binary, {
+      argsOf: () => {
+        const conf = join(dir, `sentinel-${sentinel.index}.conf`);
+        // Sentinel rewrites its config file (known replicas and sentinels, epochs): it must be its own and writable.
+        writeFileSync(
+          conf,
+          [
+            `port ${sentinel.port}`,
+            `bind ${HOST}`,
+            `dir ${dir}`,
+            "loglevel warning",
+            `sentinel monitor ${masterName} ${HOST} ${nodes[0].proxy.port} ${quorum}`,
+            `sentinel down-after-milliseconds ${masterName} ${downAfterMs}`,
+            `sentinel failover-timeout ${masterName} ${failoverTimeoutMs}`,
+            `sentinel parallel-syncs ${masterName} 1`,
+            // Told up front what they would otherwise learn over a few 2 s hello rounds: ready seconds sooner.
+            `sentinel myid ${sentinel.id}`,
+            ...sentinels
+              .filter((other) => other !== sentinel)
+              .map((other) => `sentinel known-sentinel ${masterName} ${HOST} ${other.port} ${other.id}`),
+            ...nodes.slice(1).map((node) => `sentinel known-replica ${masterName} ${HOST} ${node.proxy.port}`),
+            "",
+          ].join("\n"),
+        );
+        return [conf, "--sentinel"];
+      },
+      portOf: () => sentinel.port,
+      startTimeoutMs,
+      async movePort() {
         sentinel.port = await freePort();
-      }
-    }
+      },
+    });
   }
 
   async function stop() {

@@ -4,6 +4,7 @@
 import type { Server } from "node:http";
 import { createWebhookReceiver, tokenVerifier, type WebhookLogger } from "@kirimbayar/core/webhooks";
 import { createWebhookRouter } from "@kirimbayar/express";
+import { fixtures } from "@kirimbayar/testing";
 import express from "express";
 import type { Shop } from "./setups.js";
 
@@ -43,24 +44,9 @@ function describe(message: string, details?: Record<string, unknown>): string {
 export const unexpectedErrors = (errors: readonly string[]) =>
   errors.filter((error) => !/^Could not journal a webhook delivery.*\((cause: )?(42P05|26000)/.test(error));
 
-/** A QRIS `payment.success` body. */
-export function qrisPaid(historyId: string): string {
-  return JSON.stringify({
-    event: "payment.success",
-    timestamp: "2026-03-01T08:15:00Z",
-    data: {
-      qris_history_id: historyId,
-      qris_id: "6f1c2a8e-1d7b-4a51-9a3e-0c1f5e2b7d90",
-      amount: 100_001,
-      original_amount: 100_000,
-      status: "paid",
-      paid_at: "2026-03-01T08:14:58Z",
-      payment_method: "qris",
-      payment_provider: "dana",
-      created_at: "2026-03-01T08:00:00Z",
-    },
-  });
-}
+/** A QRIS `payment.success` body (the testing package's fixture, valid by the receiver's schema). */
+export const qrisPaid = (historyId: string): string =>
+  JSON.stringify(fixtures.qrisPaymentSuccess({ qris_history_id: historyId }));
 
 /** The shop's Express app on 127.0.0.1, its QRIS receiver on `shop`; the receiver logs to `log`. */
 export async function startShop(
@@ -124,6 +110,47 @@ export function historyIds(prefix: string, events: number): string[] {
   return Array.from({ length: events }, (_, n) => `${prefix}-${n}`);
 }
 
+/** What the provider counts while it delivers the events of `ids`: its requests, the answers by status. */
+function providerTally(ids: readonly string[]) {
+  const byStatus: Record<number, number> = {};
+  const answered200 = new Set<string>();
+  let requests = 0;
+  const started = Date.now();
+  return {
+    /** One try of the event's delivery to `url`: its answer's status, 0 when none came (refused, reset, timed out). */
+    async post(url: string, id: string, timeoutMs: number): Promise<number> {
+      requests++;
+      let status = 0;
+      try {
+        const response = await fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: qrisPaid(id),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        status = response.status;
+        await response.arrayBuffer();
+      } catch {
+        status = 0;
+      }
+      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      if (status === 200) answered200.add(id);
+      return status;
+    },
+    result(): CampaignResult {
+      return {
+        requests,
+        byStatus,
+        answered5xx: Object.entries(byStatus)
+          .filter(([status]) => Number(status) >= 500)
+          .reduce((sum, [, count]) => sum + count, 0),
+        neverAnswered200: ids.filter((id) => !answered200.has(id)),
+        seconds: (Date.now() - started) / 1000,
+      };
+    },
+  };
+}
+
 /**
  * Delivers the campaign: every event once, `duplicateShare` of them twice (the second copy sometimes right behind the
  * first, so both are in flight at once, sometimes much later), `concurrency` at a time.
@@ -144,32 +171,11 @@ export async function deliverCampaign(url: string, options: CampaignOptions): Pr
     else later.push([queue.length + 20, id]);
   });
   for (const [at, id] of later.reverse()) queue.splice(Math.min(at, queue.length), 0, id);
-  const byStatus: Record<number, number> = {};
-  const answered200 = new Set<string>();
-  let requests = 0;
-  const started = Date.now();
+  const tally = providerTally(ids);
   let next = 0;
   const deliverOne = async (id: string) => {
     for (let attempt = 1; attempt <= tries; attempt++) {
-      requests++;
-      let status = 0;
-      try {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: qrisPaid(id),
-          signal: AbortSignal.timeout(options.requestTimeoutMs ?? 20_000),
-        });
-        status = response.status;
-        await response.arrayBuffer();
-      } catch {
-        status = 0;
-      }
-      byStatus[status] = (byStatus[status] ?? 0) + 1;
-      if (status === 200) {
-        answered200.add(id);
-        return;
-      }
+      if ((await tally.post(url, id, options.requestTimeoutMs ?? 20_000)) === 200) return;
       await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
     }
   };
@@ -180,15 +186,7 @@ export async function deliverCampaign(url: string, options: CampaignOptions): Pr
     }
   });
   await Promise.all(workers);
-  return {
-    requests,
-    byStatus,
-    answered5xx: Object.entries(byStatus)
-      .filter(([status]) => Number(status) >= 500)
-      .reduce((sum, [, count]) => sum + count, 0),
-    neverAnswered200: ids.filter((id) => !answered200.has(id)),
-    seconds: (Date.now() - started) / 1000,
-  };
+  return tally.result();
 }
 
 /** One answer the provider got. */
@@ -226,35 +224,15 @@ export async function deliverWithRetries(url: string, options: RetriedCampaignOp
     queue.push(id);
     if (n % 10 < share * 10) queue.push(id);
   });
-  const byStatus: Record<number, number> = {};
-  const answered200 = new Set<string>();
-  let requests = 0;
+  const tally = providerTally(ids);
   let next = 0;
-  const started = Date.now();
   const deliverOne = async (id: string) => {
     const giveUpAt = Date.now() + options.retryForMs;
     for (let attempt = 0; ; attempt++) {
-      requests++;
       options.onSend?.(id);
-      let status = 0;
-      try {
-        const response = await fetch(url, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: qrisPaid(id),
-          signal: AbortSignal.timeout(10_000),
-        });
-        status = response.status;
-        await response.arrayBuffer();
-      } catch {
-        status = 0;
-      }
-      byStatus[status] = (byStatus[status] ?? 0) + 1;
+      const status = await tally.post(url, id, 10_000);
       options.onAnswer?.({ id, status, at: performance.now() });
-      if (status === 200) {
-        answered200.add(id);
-        return;
-      }
+      if (status === 200) return;
       if (Date.now() >= giveUpAt) return;
       await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
     }
@@ -264,13 +242,5 @@ export async function deliverWithRetries(url: string, options: RetriedCampaignOp
       while (next < queue.length) await deliverOne(queue[next++] as string);
     }),
   );
-  return {
-    requests,
-    byStatus,
-    answered5xx: Object.entries(byStatus)
-      .filter(([status]) => Number(status) >= 500)
-      .reduce((sum, [, count]) => sum + count, 0),
-    neverAnswered200: ids.filter((id) => !answered200.has(id)),
-    seconds: (Date.now() - started) / 1000,
-  };
+  return tally.result();
 }

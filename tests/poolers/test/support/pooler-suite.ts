@@ -21,11 +21,21 @@ export const BOUNCER_POOL: Record<PoolMode, number> = { transaction: 4, session:
 /** The warnings saying the store or journal switched to unnamed statements. */
 export const switchWarnings = (warnings: readonly string[]) => warnings.filter((w) => /pooler/i.test(w));
 
-/** Runs the campaign for every set-up of `setups`, behind PgBouncer in both modes. */
-export function poolerSuite(title: string, setups: readonly Setup[], events = 100): void {
-  let postgres: TestPostgresServer;
-  let admin: pg.Pool;
-  let run = 0;
+/** The PostgreSQL of a test file (behind each PgBouncer), its admin pool, and the effect rows its events left. */
+export interface PoolerDatabase {
+  readonly postgres: TestPostgresServer;
+  readonly admin: pg.Pool;
+  /** Effect rows by history id, for the ids starting with `prefix`. */
+  appliedOf(prefix: string): Promise<Record<string, number>>;
+}
+
+/**
+ * Starts PostgreSQL with the effects table before the file's (or describe block's) tests and destroys it after them.
+ * The fields are read inside tests and hooks, once `beforeAll` has run.
+ */
+export function usePoolerDatabase(): PoolerDatabase {
+  let postgres: TestPostgresServer | undefined;
+  let admin: pg.Pool | undefined;
 
   beforeAll(async () => {
     postgres = await startPostgresServer();
@@ -39,11 +49,37 @@ export function poolerSuite(title: string, setups: readonly Setup[], events = 10
     await postgres?.destroy();
   });
 
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error("usePoolerDatabase: read before its beforeAll ran");
+    return value;
+  };
+  return {
+    get postgres() {
+      return started(postgres);
+    },
+    get admin() {
+      return started(admin);
+    },
+    async appliedOf(prefix) {
+      const { rows } = await started(admin).query<{ history_id: string; n: number }>(
+        "SELECT history_id, count(*)::int AS n FROM effects WHERE history_id LIKE $1 || '-%' GROUP BY history_id",
+        [prefix],
+      );
+      return Object.fromEntries(rows.map((row) => [row.history_id, row.n]));
+    },
+  };
+}
+
+/** Runs the campaign for every set-up of `setups`, behind PgBouncer in both modes. */
+export function poolerSuite(title: string, setups: readonly Setup[], events = 100): void {
+  const database = usePoolerDatabase();
+  let run = 0;
+
   describe.each(["transaction", "session"] as const)(`${title}, behind PgBouncer in %s mode`, (mode) => {
     let bouncer: TestPgBouncer;
 
     beforeAll(async () => {
-      bouncer = await startPgBouncer(postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
+      bouncer = await startPgBouncer(database.postgres, { poolMode: mode, poolSize: BOUNCER_POOL[mode] });
     });
 
     afterAll(async () => {
@@ -66,11 +102,7 @@ export function poolerSuite(title: string, setups: readonly Setup[], events = 10
           await app.close();
           await shop.close();
         }
-        const { rows } = await admin.query<{ history_id: string; n: number }>(
-          "SELECT history_id, count(*)::int AS n FROM effects WHERE history_id LIKE $1 || '-%' GROUP BY history_id",
-          [prefix],
-        );
-        const applied = Object.fromEntries(rows.map((row) => [row.history_id, row.n]));
+        const applied = await database.appliedOf(prefix);
         const switches = switchWarnings(storeLog.warnings);
         const figures = {
           mode,
@@ -85,7 +117,7 @@ export function poolerSuite(title: string, setups: readonly Setup[], events = 10
         expect(unexpectedErrors(receiverLog.errors)).toEqual([]);
         expect(applied).toEqual(Object.fromEntries(historyIds(prefix, events).map((id) => [id, 1])));
         if (shop.journal !== undefined) {
-          const journaled = await admin.query<{ n: number }>(
+          const journaled = await database.admin.query<{ n: number }>(
             "SELECT count(*)::int AS n FROM kirimbayar_delivery_journal WHERE qris_history_id LIKE $1 || '-%'",
             [prefix],
           );

@@ -64,6 +64,36 @@ async function ready<T extends { ensureSchema(): Promise<void> }>(thing: T): Pro
 
 const insertEffect = "INSERT INTO effects (history_id, setup) VALUES ($1, $2)";
 
+/**
+ * The shop of a `pg` set-up: the effect written through `ctx.transaction` (the store's client, in the delivery's
+ * transaction) when transactional, else through the app's `pool`; `close` runs after the journal's.
+ */
+function pgShop(
+  name: string,
+  transactional: boolean,
+  parts: {
+    store: IdempotencyStore;
+    journal: PostgresDeliveryJournal | undefined;
+    pool: pg.Pool;
+    close(): Promise<void>;
+  },
+): Shop {
+  const { store, journal, pool } = parts;
+  return {
+    store,
+    transactional,
+    ...(journal ? { journal } : {}),
+    markPaid: (historyId, ctx) =>
+      transactional
+        ? (ctx.transaction as pg.ClientBase).query(insertEffect, [historyId, name])
+        : pool.query(insertEffect, [historyId, name]),
+    close: async () => {
+      await journal?.close();
+      await parts.close();
+    },
+  };
+}
+
 /** `PostgresIdempotencyStore({ pool })` as the Postgres guide shows it, with or without the journal. */
 function pgPoolSetup(name: string, transactional: boolean, withJournal: boolean): Setup {
   return {
@@ -73,19 +103,7 @@ function pgPoolSetup(name: string, transactional: boolean, withJournal: boolean)
       const pool = quietPool(url);
       const store = await ready(new PostgresIdempotencyStore({ pool, logger }));
       const journal = withJournal ? await ready(new PostgresDeliveryJournal({ pool, logger })) : undefined;
-      return {
-        store,
-        transactional,
-        ...(journal ? { journal } : {}),
-        markPaid: (historyId, ctx) =>
-          transactional
-            ? (ctx.transaction as pg.PoolClient).query(insertEffect, [historyId, name])
-            : pool.query(insertEffect, [historyId, name]),
-        close: async () => {
-          await journal?.close();
-          await pool.end();
-        },
-      };
+      return pgShop(name, transactional, { store, journal, pool, close: () => pool.end() });
     },
   };
 }
@@ -105,20 +123,15 @@ function pgClientSetup(name: string, transactional: boolean, withJournal: boolea
       const store = await ready(new PostgresIdempotencyStore({ client, logger }));
       // The journal on the store's client: its batches take turns with the deliveries' transactions on it.
       const journal = withJournal ? await ready(new PostgresDeliveryJournal({ client, logger })) : undefined;
-      return {
+      return pgShop(name, transactional, {
         store,
-        transactional,
-        ...(journal ? { journal } : {}),
-        markPaid: (historyId, ctx) =>
-          transactional
-            ? (ctx.transaction as pg.Client).query(insertEffect, [historyId, name])
-            : pool.query(insertEffect, [historyId, name]),
+        journal,
+        pool,
         close: async () => {
-          await journal?.close();
           await client.end().catch(() => {});
           await pool.end();
         },
-      };
+      });
     },
   };
 }
