@@ -68,13 +68,15 @@ export interface ReceivedDelivery {
 
 /** The context of one delivery; the `Headers` copy and the `Date` are built only if a handler reads them. */
 export class DeliveryContext implements WebhookContext {
-  readonly source: WebhookSource;
-  readonly idempotencyKey: string;
-  readonly isRetry: boolean | undefined;
-  readonly attempt: number | undefined;
-  readonly remoteAddress: string | undefined;
-  readonly transaction: unknown;
-  readonly origin: EventOrigin;
+  // Declared, not defined: the constructor assigns each one, in this order, and a field definition would only repeat
+  // every name in the bundle (bench/bundle-size).
+  declare readonly source: WebhookSource;
+  declare readonly idempotencyKey: string;
+  declare readonly isRetry: boolean | undefined;
+  declare readonly attempt: number | undefined;
+  declare readonly remoteAddress: string | undefined;
+  declare readonly transaction: unknown;
+  declare readonly origin: EventOrigin;
   readonly #receivedAtMs: number;
   readonly #headersInput: WebhookHeadersInput;
   readonly #body: RequestBody;
@@ -92,8 +94,8 @@ export class DeliveryContext implements WebhookContext {
   ) {
     this.source = source;
     this.idempotencyKey = idempotencyKey;
-    this.attempt = attempt;
     this.isRetry = attempt === undefined ? undefined : attempt > 1;
+    this.attempt = attempt;
     this.remoteAddress = delivery.remoteAddress;
     this.transaction = transaction;
     this.origin = delivery.origin ?? "webhook";
