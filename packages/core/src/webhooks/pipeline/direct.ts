@@ -1,4 +1,4 @@
-import { type ClaimResult, IdempotencyRecordNotDurableError, type MaybePromise } from "../../idempotency/types.js";
+import { type ClaimResult, type MaybePromise, unconfirmedCompletion } from "../../idempotency/types.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
@@ -153,19 +153,16 @@ export function directDelivery(
   // again, never after a 200.
   async function completionFailed(error: unknown, claim: Claim, answered: 200 | 500): Promise<WebhookHttpResponse> {
     const { event, context } = claim;
-    if (error instanceof IdempotencyRecordNotDurableError) {
-      logger.error?.("A processed webhook's completion is not durable; released its claim and answered 503", {
-        source,
-        error,
-      });
-      await releaseClaim(context.idempotencyKey, claim.owner);
-      const status = answered === 200 ? 503 : answered;
-      await reports.report(storeError(error), { source, stage: "idempotency", status, event, context });
-      return answered === 200 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
-    }
-    logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
-    await reports.report(storeError(error), { source, stage: "idempotency", status: answered, event, context });
-    return processed();
+    // The line to log comes with the error (see unconfirmedCompletion), so this receiver bundles no more of it.
+    const unconfirmed = unconfirmedCompletion(error);
+    logger.error?.(unconfirmed ?? "Could not record a processed webhook as completed before its lease ended", {
+      source,
+      error,
+    });
+    if (unconfirmed !== undefined) await releaseClaim(context.idempotencyKey, claim.owner);
+    const status = unconfirmed !== undefined && answered === 200 ? 503 : answered;
+    await reports.report(storeError(error), { source, stage: "idempotency", status, event, context });
+    return status === 503 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
   }
 
   async function releaseClaim(key: string, owner: string): Promise<void> {
