@@ -7,7 +7,7 @@ import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
 import type { WebhookInbox } from "./inbox.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
-import type { RunnableJournalStage } from "./pipeline/journal.js";
+import type { JournalOptions, RunnableJournalStage } from "./pipeline/journal.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
 import { checkTransport, EncodedBody } from "./pipeline/transport.js";
@@ -65,9 +65,10 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const reports = new FailureReports(source, logger);
   const deliver = directDelivery(config, reports);
   const enqueue = config.inboxStage?.run(options.inbox as WebhookInbox, config, reports);
-  // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code.
+  // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code; the
+  // stage reads its options (`journal`, `journalOutsideTransaction`) itself.
   const journal = (options.journal as Journal | undefined)?.journalStage.run(
-    options.journal as Journal,
+    options as JournalOptions,
     config,
     reports,
   );
