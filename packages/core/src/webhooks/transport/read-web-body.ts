@@ -3,7 +3,7 @@ import { joinChunks } from "./bytes.js";
 import type { BodyReadLimits } from "./limits.js";
 import { bodyIncomplete, bodyReadTimedOut, bodyTooLarge } from "./refusals.js";
 
-const TIMED_OUT = Symbol("timed out");
+const TIMED_OUT = Symbol();
 
 /**
  * Reads a Web `ReadableStream` body under the receiver's limits: the bytes, or the answer core gives instead
