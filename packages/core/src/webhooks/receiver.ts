@@ -63,7 +63,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const { source, definition, logger, crypto, clock, telemetry, customKey } = config;
   const registry = new HandlerRegistry();
   const reports = new FailureReports(source, logger);
-  const deliver = directDelivery(config, reports);
+  // Direct, or (transactional) the stage the store brought, so that a receiver on another store bundles none of it.
+  const deliver = config.transactional?.run(config, reports) ?? directDelivery(config, reports);
   const enqueue = config.inboxStage?.run(options.inbox as WebhookInbox, config, reports);
   // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code; the
   // stage reads its options (`journal`, `journalOutsideTransaction`) itself.
@@ -154,8 +155,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
       return webhookResponse(200, `No handler registered for event ${eventName}; acknowledged`);
     }
     const key = keyOf(event, delivery);
-    if (key instanceof Promise) return key.then((hashed) => claim(hashed, handlers, event, delivery));
-    return claim(key, handlers, event, delivery);
+    if (key instanceof Promise) return key.then((hashed) => deliver(hashed, handlers, event, delivery));
+    return deliver(key, handlers, event, delivery);
   }
 
   // The event's key; asynchronous only when it has to be hashed (no id in the event, or an over-long key).
@@ -163,12 +164,6 @@ export function createWebhookReceiver<S extends WebhookSource>(
     const key = customKey?.(event) ?? definition.defaultKey(event);
     if (key === undefined) return bodyHashKey(source, crypto, delivery.body.bytes);
     return key.length > MAX_KEY_LENGTH ? hashedKey(key, crypto) : key;
-  }
-
-  function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
-    const transactional = config.transactional;
-    if (transactional !== undefined) return transactional.run(config.settings, reports, key, handlers, event, delivery);
-    return deliver(key, handlers, event, delivery);
   }
 
   // With a journal, every event that reaches dispatch is journalled once answered (see JournalTap.watch).

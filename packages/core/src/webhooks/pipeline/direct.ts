@@ -18,6 +18,14 @@ import { storeOperation } from "./store-operation.js";
 export type Outcome = WebhookHttpResponse | Promise<WebhookHttpResponse>;
 type Handler = WebhookHandler<unknown>;
 
+/** A receiver's delivery stage (direct, or transactional): claim the key, run the handlers, record the outcome. */
+export type Deliver = (
+  key: string,
+  handlers: readonly Handler[],
+  event: unknown,
+  delivery: ReceivedDelivery,
+) => Outcome;
+
 /** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
 interface Claim {
   readonly owner: string;
@@ -32,10 +40,7 @@ interface Claim {
  * it so the provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
  * Synchronous as long as the store and the handlers are.
  */
-export function directDelivery(
-  config: ReceiverConfig,
-  reports: FailureReports,
-): (key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery) => Outcome {
+export function directDelivery(config: ReceiverConfig, reports: FailureReports): Deliver {
   const { settings, source, logger, telemetry, definition } = config;
   // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
   const instanceId = globalThis.crypto.randomUUID();
