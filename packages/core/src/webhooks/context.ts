@@ -77,9 +77,7 @@ export class DeliveryContext implements WebhookContext {
   declare readonly remoteAddress: string | undefined;
   declare readonly transaction: unknown;
   declare readonly origin: EventOrigin;
-  readonly #receivedAtMs: number;
-  readonly #headersInput: WebhookHeadersInput;
-  readonly #body: RequestBody;
+  readonly #delivery: ReceivedDelivery;
   #headers: Headers | undefined;
   #abortController: AbortController | undefined;
   #abortReason: unknown;
@@ -99,22 +97,20 @@ export class DeliveryContext implements WebhookContext {
     this.remoteAddress = delivery.remoteAddress;
     this.transaction = transaction;
     this.origin = delivery.origin ?? "webhook";
-    this.#receivedAtMs = delivery.now;
-    this.#headersInput = delivery.headers;
-    this.#body = delivery.body;
+    this.#delivery = delivery;
   }
 
   get receivedAt(): Date {
-    return new Date(this.#receivedAtMs);
+    return new Date(this.#delivery.now);
   }
 
   get headers(): Headers {
-    this.#headers ??= toWebHeaders(this.#headersInput);
+    this.#headers ??= toWebHeaders(this.#delivery.headers);
     return this.#headers;
   }
 
   get rawBody(): Uint8Array {
-    return this.#body.bytes;
+    return this.#delivery.body.bytes;
   }
 
   // Built on first read: most handlers never look at it, and a controller per delivery would cost every one.
