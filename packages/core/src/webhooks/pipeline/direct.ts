@@ -118,13 +118,13 @@ export function directDelivery(config: ReceiverConfig, reports: FailureReports):
       source,
       key: claim.context.idempotencyKey,
     });
-    await reports.report(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    await report(error, claim, "handler", 500);
     return webhookResponse(500, "The webhook handler did not finish in time; the delivery will be retried");
   }
 
   async function handlerFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
     await releaseClaim(claim.context.idempotencyKey, claim.owner);
-    await reports.report(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    await report(error, claim, "handler", 500);
     return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
   }
 
@@ -157,17 +157,21 @@ export function directDelivery(config: ReceiverConfig, reports: FailureReports):
   // delivery answered 503. The provider's retry finds the record completed once it is safe, or runs the handlers
   // again, never after a 200.
   async function completionFailed(error: unknown, claim: Claim, answered: 200 | 500): Promise<WebhookHttpResponse> {
-    const { event, context } = claim;
     // The line to log comes with the error (see unconfirmedCompletion), so this receiver bundles no more of it.
     const unconfirmed = unconfirmedCompletion(error);
     logger.error?.(unconfirmed ?? "Could not record a processed webhook as completed before its lease ended", {
       source,
       error,
     });
-    if (unconfirmed !== undefined) await releaseClaim(context.idempotencyKey, claim.owner);
+    if (unconfirmed !== undefined) await releaseClaim(claim.context.idempotencyKey, claim.owner);
     const status = unconfirmed !== undefined && answered === 200 ? 503 : answered;
-    await reports.report(storeError(error), { source, stage: "idempotency", status, event, context });
+    await report(storeError(error), claim, "idempotency", status);
     return status === 503 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
+  }
+
+  // Tells onError (and the journal) what went wrong with a claimed delivery.
+  function report(error: unknown, claim: Claim, stage: "handler" | "idempotency", status: number): Promise<void> {
+    return reports.report(error, { source, stage, status, event: claim.event, context: claim.context });
   }
 
   async function releaseClaim(key: string, owner: string): Promise<void> {
