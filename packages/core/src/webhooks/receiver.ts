@@ -65,7 +65,6 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const reports = new FailureReports(source, logger);
   // Direct, or (transactional) the stage the store brought, so that a receiver on another store bundles none of it.
   const deliver = config.transactional?.run(config, reports) ?? directDelivery(config, reports);
-  const enqueue = config.inboxStage?.run(options.inbox as WebhookInbox, config, reports);
   // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code; the
   // stage reads its options (`journal`, `journalOutsideTransaction`) itself.
   const journal = (options.journal as Journal | undefined)?.journalStage.run(
@@ -137,12 +136,6 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function dispatchEvent(event: unknown, delivery: ReceivedDelivery): Outcome {
-    // Inbox mode: the handlers run in the workers (perhaps other processes), so none need be registered here.
-    if (enqueue !== undefined && delivery.origin === undefined) {
-      const key = keyOf(event, delivery);
-      if (key instanceof Promise) return key.then((hashed) => enqueue(hashed, event, delivery));
-      return enqueue(key, event, delivery);
-    }
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
@@ -166,8 +159,12 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return key.length > MAX_KEY_LENGTH ? hashedKey(key, crypto) : key;
   }
 
+  // Inbox mode: the inbox's stage queues the webhooks (their handlers run in the workers, perhaps other processes, so
+  // none need be registered here) and passes the events applied outside handle() on to dispatchEvent.
+  const queued =
+    config.inboxStage?.run(options.inbox as WebhookInbox, config, reports, keyOf, dispatchEvent) ?? dispatchEvent;
   // With a journal, every event that reaches dispatch is journalled once answered (see JournalTap.watch).
-  const dispatch = journal ? journal.watch(dispatchEvent) : dispatchEvent;
+  const dispatch = journal ? journal.watch(queued) : queued;
 
   const receiver: SourceWebhookReceiver<S> = {
     source: source as S,
