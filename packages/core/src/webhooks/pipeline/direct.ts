@@ -5,14 +5,13 @@ import type { ReceiverConfig } from "../receiver-config.js";
 import type { WebhookHandler } from "../registry.js";
 import { webhookResponse } from "../response.js";
 import { duplicateInProgress, duplicateOfCompleted, processed } from "./answers.js";
-import { claimKey } from "./claim.js";
+import { claimKey, releaseKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
 import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
-import { storeOperation } from "./store-operation.js";
 
 /** A response, or its promise once the store or a handler went asynchronous. */
 export type Outcome = WebhookHttpResponse | Promise<WebhookHttpResponse>;
@@ -176,11 +175,7 @@ export function directDelivery(config: ReceiverConfig, reports: FailureReports):
 
   async function releaseClaim(key: string, owner: string): Promise<void> {
     try {
-      await storeOperation(
-        () => settings.store.release(key, owner, settings.retentionMs),
-        settings.operationTimeoutMs,
-        "release",
-      );
+      await releaseKey(settings, key, owner);
     } catch (error) {
       // The lease then simply runs out and a later retry claims the key.
       logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", { source, error });
