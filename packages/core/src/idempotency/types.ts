@@ -146,6 +146,11 @@ export class IdempotencyStoreUnavailableError extends KirimbayarError {
   }
 }
 
+// How the receiver learns that a completion failed this way without importing the class: the error carries the line
+// the receiver logs when it releases the claim and answers 503 instead of 200 (webhooks/pipeline/direct.ts), so a
+// receiver whose store never throws it bundles neither the class nor the line.
+const UNCONFIRMED_COMPLETION = Symbol();
+
 /**
  * Thrown by a store's `complete` when it wrote the completion but cannot vouch that it survives a failover (the
  * Redis store with `replicaAcknowledgement`: fewer replicas acknowledged it in time than asked). The receiver then
@@ -158,5 +163,18 @@ export class IdempotencyStoreUnavailableError extends KirimbayarError {
 export class IdempotencyRecordNotDurableError extends IdempotencyStoreUnavailableError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, { code: "idempotency_record_not_durable", cause: options.cause });
+    // Not enumerable: no log, spread or JSON of the error shows it.
+    Object.defineProperty(this, UNCONFIRMED_COMPLETION, {
+      value: "A processed webhook's completion is not durable; released its claim and answered 503",
+    });
   }
+}
+
+/**
+ * For a completion that failed with an {@link IdempotencyRecordNotDurableError} (the record was written but may not
+ * survive a failover), what the receiver logs as it releases the claim and answers 503; `undefined` for any other
+ * failure, which is retried.
+ */
+export function unconfirmedCompletion(error: unknown): string | undefined {
+  return (error as { [UNCONFIRMED_COMPLETION]?: string } | null | undefined)?.[UNCONFIRMED_COMPLETION];
 }

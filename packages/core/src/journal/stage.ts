@@ -12,6 +12,7 @@ import type { WebhookHttpResponse } from "../webhooks/contract.js";
 import type {
   Dispatch,
   JournalNote,
+  JournalOptions,
   JournalTap,
   NotedDelivery,
   RunnableJournalStage,
@@ -77,9 +78,10 @@ class Tap implements JournalTap {
     readonly journal: DeliveryJournal,
     readonly config: ReceiverConfig,
     readonly reports: FailureReports,
+    outsideTransaction: boolean,
   ) {
     // Checked first: a journal that cannot write in the store's transactions is refused when the receiver is built.
-    this.inTransaction = writesInTransaction(journal, config);
+    this.inTransaction = writesInTransaction(journal, config, outsideTransaction);
     this.mask = secretRedactor(secretsOfVerifiers([...config.requestVerifiers, ...config.eventVerifiers]));
     this.instance = journal.instance ?? defaultJournalInstance();
     this.deferred = deferredEntriesOf(journal);
@@ -183,8 +185,8 @@ class Tap implements JournalTap {
   }
 }
 
-function journalTap(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap {
-  return new Tap(journal, config, reports);
+function journalTap(options: JournalOptions, config: ReceiverConfig, reports: FailureReports): JournalTap {
+  return new Tap(options.journal, config, reports, options.journalOutsideTransaction === true);
 }
 
 /** A delivery refused before dispatch (or failed before it): its entry, built when its batch is recorded. */

@@ -18,18 +18,23 @@ const OPT_OUT = "or journalOutsideTransaction: true to accept entries written af
 /**
  * `true` when the journal writes each transactional delivery's processed entry in the delivery's own transaction
  * (an SQL journal of the store's database, through `IdempotencyTransaction.sql`); `false` when the receiver is not
- * transactional, or `journalOutsideTransaction` lets the entries be written after the answer.
+ * transactional, or `outsideTransaction` (the receiver's `journalOutsideTransaction`) lets the entries be written
+ * after the answer.
  *
  * @throws WebhookConfigurationError for a transactional receiver whose journal cannot write in its store's
  * transactions, naming the journal to pass instead.
  */
-export function writesInTransaction(journal: DeliveryJournal, config: ReceiverConfig): boolean {
+export function writesInTransaction(
+  journal: DeliveryJournal,
+  config: ReceiverConfig,
+  outsideTransaction: boolean,
+): boolean {
   if (config.transactional === undefined) return false;
   const storeDialect = (config.settings.store as Partial<TransactionalIdempotencyStore>).dialect;
   const journalDialect = journal.dialect;
   const sqlJournal = typeof journal.recordInTransaction === "function" && journalDialect !== undefined;
   if (sqlJournal && storeDialect !== undefined && journalDialect === storeDialect) return true;
-  if (config.journalOutsideTransaction) return false;
+  if (outsideTransaction) return false;
   const receiver = `createWebhookReceiver(${config.source})`;
   const expected = storeDialect === undefined ? undefined : SQL_JOURNALS[storeDialect];
   const instead =

@@ -48,8 +48,6 @@ export interface ReceiverConfig {
   readonly inboxStage: RunnableInboxStage | undefined;
   readonly telemetry: WebhookSourceTelemetry | undefined;
   readonly customKey: ((event: unknown) => string | undefined) | undefined;
-  /** `journalOutsideTransaction`: a transactional receiver may journal after the answer (checked by the journal). */
-  readonly journalOutsideTransaction: boolean;
 }
 
 /** Checks and defaults the options of {@link createWebhookReceiver}; throws {@link WebhookConfigurationError}. */
@@ -110,7 +108,6 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
     inboxStage,
     telemetry: options.telemetry?.forSource(source),
     customKey: idempotency.key as ((event: unknown) => string | undefined) | undefined,
-    journalOutsideTransaction: options.journalOutsideTransaction === true,
   };
 }
 

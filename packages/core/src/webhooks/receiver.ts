@@ -7,7 +7,7 @@ import { WebhookConfigurationError } from "./errors.js";
 import { fetchEntry } from "./fetch.js";
 import type { WebhookInbox } from "./inbox.js";
 import { directDelivery, type Outcome } from "./pipeline/direct.js";
-import type { RunnableJournalStage } from "./pipeline/journal.js";
+import type { JournalOptions, RunnableJournalStage } from "./pipeline/journal.js";
 import { parseEvent } from "./pipeline/parse.js";
 import { FailureReports } from "./pipeline/report.js";
 import { checkTransport, EncodedBody } from "./pipeline/transport.js";
@@ -63,11 +63,12 @@ export function createWebhookReceiver<S extends WebhookSource>(
   const { source, definition, logger, crypto, clock, telemetry, customKey } = config;
   const registry = new HandlerRegistry();
   const reports = new FailureReports(source, logger);
-  const deliver = directDelivery(config, reports);
-  const enqueue = config.inboxStage?.run(options.inbox as WebhookInbox, config, reports);
-  // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code.
+  // Direct, or (transactional) the stage the store brought, so that a receiver on another store bundles none of it.
+  const deliver = config.transactional?.run(config, reports) ?? directDelivery(config, reports);
+  // The journal brings its own stage (as an inbox does), so a receiver without one bundles none of its code; the
+  // stage reads its options (`journal`, `journalOutsideTransaction`) itself.
   const journal = (options.journal as Journal | undefined)?.journalStage.run(
-    options.journal as Journal,
+    options as JournalOptions,
     config,
     reports,
   );
@@ -135,12 +136,6 @@ export function createWebhookReceiver<S extends WebhookSource>(
   }
 
   function dispatchEvent(event: unknown, delivery: ReceivedDelivery): Outcome {
-    // Inbox mode: the handlers run in the workers (perhaps other processes), so none need be registered here.
-    if (enqueue !== undefined && delivery.origin === undefined) {
-      const key = keyOf(event, delivery);
-      if (key instanceof Promise) return key.then((hashed) => enqueue(hashed, event, delivery));
-      return enqueue(key, event, delivery);
-    }
     if (registry.count === 0) {
       logger.error?.(`Webhook receiver "${source}" has no handler registered; answering 500 so the provider retries`);
       return webhookResponse(500, "No webhook handler is registered");
@@ -153,8 +148,8 @@ export function createWebhookReceiver<S extends WebhookSource>(
       return webhookResponse(200, `No handler registered for event ${eventName}; acknowledged`);
     }
     const key = keyOf(event, delivery);
-    if (key instanceof Promise) return key.then((hashed) => claim(hashed, handlers, event, delivery));
-    return claim(key, handlers, event, delivery);
+    if (key instanceof Promise) return key.then((hashed) => deliver(hashed, handlers, event, delivery));
+    return deliver(key, handlers, event, delivery);
   }
 
   // The event's key; asynchronous only when it has to be hashed (no id in the event, or an over-long key).
@@ -164,14 +159,12 @@ export function createWebhookReceiver<S extends WebhookSource>(
     return key.length > MAX_KEY_LENGTH ? hashedKey(key, crypto) : key;
   }
 
-  function claim(key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery): Outcome {
-    const transactional = config.transactional;
-    if (transactional !== undefined) return transactional.run(config.settings, reports, key, handlers, event, delivery);
-    return deliver(key, handlers, event, delivery);
-  }
-
+  // Inbox mode: the inbox's stage queues the webhooks (their handlers run in the workers, perhaps other processes, so
+  // none need be registered here) and passes the events applied outside handle() on to dispatchEvent.
+  const queued =
+    config.inboxStage?.run(options.inbox as WebhookInbox, config, reports, keyOf, dispatchEvent) ?? dispatchEvent;
   // With a journal, every event that reaches dispatch is journalled once answered (see JournalTap.watch).
-  const dispatch = journal ? journal.watch(dispatchEvent) : dispatchEvent;
+  const dispatch = journal ? journal.watch(queued) : queued;
 
   const receiver: SourceWebhookReceiver<S> = {
     source: source as S,

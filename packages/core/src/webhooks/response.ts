@@ -21,6 +21,6 @@ export function webhookResponse(
  * fresh objects, since adapters may add headers.
  */
 export function fixedWebhookResponse(status: number, message: string): () => WebhookHttpResponse {
-  const body = JSON.stringify({ success: status === 200, message });
+  const { body } = webhookResponse(status, message);
   return () => ({ status, headers: { "content-type": JSON_CONTENT_TYPE }, body });
 }

@@ -101,6 +101,8 @@ export const qrisUnknownEventSchema = z.looseObject({
   data: qrisUnknownDataSchema.optional(),
 });
 
+// Marked pure: the receiver reads the three schemas by event name and never this union, so a bundle that does not
+// import it drops it (zod calls are not known to be free of side effects).
 /**
  * Every QR service webhook: `payment.success`, `payment.expired`, or an event added later (open fallback). A
  * known event name with an invalid payload is rejected, never read as an unknown event.
@@ -109,7 +111,7 @@ export const qrisUnknownEventSchema = z.looseObject({
  * const event = qrisWebhookEventSchema.parse(JSON.parse(body));
  * if (event.event === "payment.success") markPaid(event.data.qris_history_id);
  */
-export const qrisWebhookEventSchema = z.union([
+export const qrisWebhookEventSchema = /* @__PURE__ */ z.union([
   qrisPaymentSuccessEventSchema,
   qrisPaymentExpiredEventSchema,
   qrisUnknownEventSchema,

@@ -10,13 +10,14 @@ import type { VerificationRequest } from "./verifiers/types.js";
  * doubles as the delivery record handed on to dispatch.
  */
 export class DeliveryVerificationRequest implements VerificationRequest, ReceivedDelivery {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: WebhookHeadersInput;
-  readonly body: RequestBody;
-  readonly remoteAddress: string | undefined;
-  readonly crypto: CryptoProvider;
-  readonly now: number;
+  // Declared, not defined: the constructor assigns each one, in this order (see DeliveryContext).
+  declare readonly method: string;
+  declare readonly url: string;
+  declare readonly headers: WebhookHeadersInput;
+  declare readonly body: RequestBody;
+  declare readonly remoteAddress: string | undefined;
+  declare readonly crypto: CryptoProvider;
+  declare readonly now: number;
 
   constructor(
     method: string,

@@ -10,6 +10,7 @@ import type { OrderStatusWebhook } from "../schemas.js";
 import { DUPLICATE_MESSAGE } from "./answers.js";
 import type { NotedDelivery } from "./journal.js";
 import { allowDuplicateKeys, type KeyCheck, parseEvent } from "./parse.js";
+import type { FailureReports } from "./report.js";
 
 /**
  * Runs an event learned elsewhere (the reconciler asked the provider's status endpoint) through `receiver`'s schema,
@@ -77,6 +78,24 @@ export interface InboxMessageOptions {
   readonly replay?: boolean;
 }
 
+// The receiver's failures of the events being applied, by event object, so that each apply learns the error of its
+// own event: the map and the wrap of `report` that fills it are made by the receiver's first apply (as the journal
+// wraps `report`), so a receiver that only answers webhooks bundles none of it. A Map emptied as each apply ends, not
+// a WeakMap: weak entries cost every garbage collection, and a reconciliation run applies thousands of events.
+function applyFailuresOf(reports: FailureReports): Map<object, { error?: unknown }> {
+  if (reports.applyFailures !== undefined) return reports.applyFailures;
+  const failures = new Map<object, { error?: unknown }>();
+  reports.applyFailures = failures;
+  const report = reports.report.bind(reports);
+  reports.report = (error, context) => {
+    // A Map answers undefined for a key it never held, an event that is no object included.
+    const slot = failures.get(context.event as object);
+    if (slot) slot.error = error;
+    return report(error, context);
+  };
+  return failures;
+}
+
 // Parse → claim → run → complete for an event that did not come through `handle()`: no transport checks and no
 // verifiers (the webhook's were passed before it was queued, or it came from the provider's status endpoint). The
 // receiver's own dispatch runs it, through the same handlers and idempotency store; its answer is told back as an
@@ -102,7 +121,8 @@ async function applyBody(
   }
   const event = parsed.event as object;
   const slot: { error?: unknown } = {};
-  reports.applyFailures.set(event, slot);
+  const failures = applyFailuresOf(reports);
+  failures.set(event, slot);
   const delivery: NotedDelivery = {
     origin,
     now,
@@ -121,7 +141,7 @@ async function applyBody(
     finish?.(500, "", error);
     return { outcome: "failed", error };
   } finally {
-    reports.applyFailures.delete(event);
+    failures.delete(event);
   }
   finish?.(response.status, response.body, slot.error);
   const keyed = knownKey ?? customKey?.(event) ?? definition.defaultKey(event);

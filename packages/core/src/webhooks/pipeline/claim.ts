@@ -32,10 +32,18 @@ function checkedClaim(result: ClaimResult): ClaimResult {
 // fails or hangs in turn leaves the lease to run out, as it would for a failed handler's claim.
 function releaseLateClaim(settings: IdempotencySettings, key: string, owner: string, late: ClaimResult): void {
   if ((late as { state?: unknown } | null | undefined)?.state !== "claimed") return;
-  const released = storeOperation(
+  const released = releaseKey(settings, key, owner);
+  if (released instanceof Promise) released.catch(() => {});
+}
+
+/**
+ * The release stage: gives `owner`'s claim of `key` back (the stores count the failed attempt), under the store's
+ * time limit, so that a retry can claim it. Rejects when the store throws or times out.
+ */
+export function releaseKey(settings: IdempotencySettings, key: string, owner: string): MaybeAsync<boolean> {
+  return storeOperation(
     () => settings.store.release(key, owner, settings.retentionMs),
     settings.operationTimeoutMs,
     "release",
   );
-  if (released instanceof Promise) released.catch(() => {});
 }

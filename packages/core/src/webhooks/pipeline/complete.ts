@@ -1,4 +1,4 @@
-import { IdempotencyRecordNotDurableError } from "../../idempotency/types.js";
+import { unconfirmedCompletion } from "../../idempotency/types.js";
 import { type IdempotencySettings, monotonicNow } from "./idempotency-settings.js";
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
@@ -31,10 +31,7 @@ export function completeClaim(
   const record = () => settings.store.complete(key, owner, settings.retentionMs);
   const first = storeOperation(record, settings.operationTimeoutMs, "complete");
   if (!(first instanceof Promise)) return first;
-  return first.catch((error: unknown) => {
-    if (error instanceof IdempotencyRecordNotDurableError) throw error;
-    return retryCompletion(settings, record, leaseEndsAt, error);
-  });
+  return first.catch((error: unknown) => retryCompletion(settings, record, leaseEndsAt, error));
 }
 
 async function retryCompletion(
@@ -49,7 +46,8 @@ async function retryCompletion(
   const finalStretch = Math.min(settings.operationTimeoutMs, settings.leaseMs / 10);
   let lastError = firstError;
   let delay = Math.min(settings.completionRetryMinDelayMs, maxDelay);
-  for (let tries = 1; tries < MAX_TRIES; tries++) {
+  // A completion the store wrote but cannot vouch for (IdempotencyRecordNotDurableError) ends the tries at once.
+  for (let tries = 1; tries < MAX_TRIES && unconfirmedCompletion(lastError) === undefined; tries++) {
     const leaseLeft = deadline - monotonicNow();
     const jittered = delay * (0.5 + Math.random() / 2);
     // Before the final stretch, never sleep past its start; within it, keep the back-off but stay in the lease.
@@ -60,7 +58,6 @@ async function retryCompletion(
     try {
       return await storeOperation(record, Math.min(settings.operationTimeoutMs, timeLeft), "complete");
     } catch (error) {
-      if (error instanceof IdempotencyRecordNotDurableError) throw error;
       lastError = error;
     }
     delay = Math.min(delay * 2, maxDelay);

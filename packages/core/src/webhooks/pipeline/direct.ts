@@ -1,22 +1,29 @@
-import { type ClaimResult, IdempotencyRecordNotDurableError, type MaybePromise } from "../../idempotency/types.js";
+import { type ClaimResult, type MaybePromise, unconfirmedCompletion } from "../../idempotency/types.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
 import type { WebhookHandler } from "../registry.js";
 import { webhookResponse } from "../response.js";
 import { duplicateInProgress, duplicateOfCompleted, processed } from "./answers.js";
-import { claimKey } from "./claim.js";
+import { claimKey, releaseKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
 import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
 import { runHandlers } from "./run.js";
-import { storeOperation } from "./store-operation.js";
 
 /** A response, or its promise once the store or a handler went asynchronous. */
 export type Outcome = WebhookHttpResponse | Promise<WebhookHttpResponse>;
 type Handler = WebhookHandler<unknown>;
+
+/** A receiver's delivery stage (direct, or transactional): claim the key, run the handlers, record the outcome. */
+export type Deliver = (
+  key: string,
+  handlers: readonly Handler[],
+  event: unknown,
+  delivery: ReceivedDelivery,
+) => Outcome;
 
 /** A delivery that holds its key's claim, on its way through the handlers to completion or release. */
 interface Claim {
@@ -32,10 +39,7 @@ interface Claim {
  * it so the provider's retry runs them again. A store failure before the handlers answers 503 and runs nothing.
  * Synchronous as long as the store and the handlers are.
  */
-export function directDelivery(
-  config: ReceiverConfig,
-  reports: FailureReports,
-): (key: string, handlers: readonly Handler[], event: unknown, delivery: ReceivedDelivery) => Outcome {
+export function directDelivery(config: ReceiverConfig, reports: FailureReports): Deliver {
   const { settings, source, logger, telemetry, definition } = config;
   // Claim owner tokens: unique per delivery across processes (random per receiver) without a UUID per request.
   const instanceId = globalThis.crypto.randomUUID();
@@ -113,13 +117,13 @@ export function directDelivery(
       source,
       key: claim.context.idempotencyKey,
     });
-    await reports.report(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    await report(error, claim, "handler", 500);
     return webhookResponse(500, "The webhook handler did not finish in time; the delivery will be retried");
   }
 
   async function handlerFailed(error: unknown, claim: Claim): Promise<WebhookHttpResponse> {
     await releaseClaim(claim.context.idempotencyKey, claim.owner);
-    await reports.report(error, { source, stage: "handler", status: 500, event: claim.event, context: claim.context });
+    await report(error, claim, "handler", 500);
     return webhookResponse(500, "The webhook handler failed; the delivery will be retried");
   }
 
@@ -152,29 +156,26 @@ export function directDelivery(
   // delivery answered 503. The provider's retry finds the record completed once it is safe, or runs the handlers
   // again, never after a 200.
   async function completionFailed(error: unknown, claim: Claim, answered: 200 | 500): Promise<WebhookHttpResponse> {
-    const { event, context } = claim;
-    if (error instanceof IdempotencyRecordNotDurableError) {
-      logger.error?.("A processed webhook's completion is not durable; released its claim and answered 503", {
-        source,
-        error,
-      });
-      await releaseClaim(context.idempotencyKey, claim.owner);
-      const status = answered === 200 ? 503 : answered;
-      await reports.report(storeError(error), { source, stage: "idempotency", status, event, context });
-      return answered === 200 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
-    }
-    logger.error?.("Could not record a processed webhook as completed before its lease ended", { source, error });
-    await reports.report(storeError(error), { source, stage: "idempotency", status: answered, event, context });
-    return processed();
+    // The line to log comes with the error (see unconfirmedCompletion), so this receiver bundles no more of it.
+    const unconfirmed = unconfirmedCompletion(error);
+    logger.error?.(unconfirmed ?? "Could not record a processed webhook as completed before its lease ended", {
+      source,
+      error,
+    });
+    if (unconfirmed !== undefined) await releaseClaim(claim.context.idempotencyKey, claim.owner);
+    const status = unconfirmed !== undefined && answered === 200 ? 503 : answered;
+    await report(storeError(error), claim, "idempotency", status);
+    return status === 503 ? webhookResponse(503, "Idempotency store unavailable; retry later") : processed();
+  }
+
+  // Tells onError (and the journal) what went wrong with a claimed delivery.
+  function report(error: unknown, claim: Claim, stage: "handler" | "idempotency", status: number): Promise<void> {
+    return reports.report(error, { source, stage, status, event: claim.event, context: claim.context });
   }
 
   async function releaseClaim(key: string, owner: string): Promise<void> {
     try {
-      await storeOperation(
-        () => settings.store.release(key, owner, settings.retentionMs),
-        settings.operationTimeoutMs,
-        "release",
-      );
+      await releaseKey(settings, key, owner);
     } catch (error) {
       // The lease then simply runs out and a later retry claims the key.
       logger.error?.("Could not release a failed webhook's claim; it frees up when the lease ends", { source, error });

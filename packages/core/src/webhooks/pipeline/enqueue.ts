@@ -1,3 +1,4 @@
+import type { MaybePromise } from "../../idempotency/types.js";
 import type { ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import {
@@ -10,6 +11,7 @@ import {
 import type { ReceiverConfig } from "../receiver-config.js";
 import { fixedWebhookResponse, webhookResponse } from "../response.js";
 import type { Outcome } from "./direct.js";
+import type { Dispatch } from "./journal.js";
 import type { FailureReports } from "./report.js";
 import { timeLimited } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
@@ -32,26 +34,36 @@ export interface RunnableInboxStage extends InboxStage {
 export const inboxStage: InboxStage = { kind: "kirimbayar.inbox-stage", run: inboxDelivery } as RunnableInboxStage;
 
 /**
- * Inbox mode (`createWebhookReceiver({ inbox })`): a verified, parsed webhook is written to `inbox` under its key and
- * answered 200 once written, 503 when the queue cannot take it; its handlers run later in a worker.
+ * Inbox mode (`createWebhookReceiver({ inbox })`): the receiver's `dispatch`, wrapped so that a verified, parsed
+ * webhook is written to `inbox` under its key (`keyOf`) and answered 200 once written, 503 when the queue cannot take
+ * it; its handlers run later in a worker. Events applied outside `handle()` (an inbox worker's, the reconciler's) go
+ * on to `dispatch` and its handlers.
  */
 export function inboxDelivery(
   inbox: WebhookInbox,
   config: ReceiverConfig,
   reports: FailureReports,
-): (key: string, event: unknown, delivery: ReceivedDelivery) => Outcome {
+  keyOf: (event: unknown, delivery: ReceivedDelivery) => MaybePromise<string>,
+  dispatch: Dispatch,
+): Dispatch {
   const { source, logger, settings } = config;
   async function inboxUnavailable(error: unknown, event: unknown): Promise<WebhookHttpResponse> {
     logger.error?.("Inbox unavailable while queueing a webhook", { source, error });
     await reports.report(error, { source, stage: "inbox", status: 503, event });
     return webhookResponse(503, "Inbox unavailable; retry later");
   }
-  return (key, event, delivery) => {
+  const enqueue = (key: string, event: unknown, delivery: ReceivedDelivery): Outcome => {
     // The body parsed, so it is valid UTF-8 text.
     const message: InboxMessage = { key, source, body: delivery.body.text() as string, receivedAt: delivery.now };
     const written = enqueueEvent(inbox, message, settings.operationTimeoutMs);
     if (written instanceof Promise) return written.then(queuedAnswer, (error) => inboxUnavailable(error, event));
     return queuedAnswer(written);
+  };
+  return (event, delivery) => {
+    if (delivery.origin !== undefined) return dispatch(event, delivery);
+    const key = keyOf(event, delivery);
+    if (key instanceof Promise) return key.then((hashed) => enqueue(hashed, event, delivery));
+    return enqueue(key, event, delivery);
   };
 }
 

@@ -40,9 +40,15 @@ export interface JournalNote {
   inTransaction(transaction: IdempotencyTransaction, timeoutMs: number): Promise<boolean>;
 }
 
+/** The receiver options a journal's stage reads (the receiver hands it all of them; the stage reads only these). */
+export interface JournalOptions {
+  readonly journal: DeliveryJournal;
+  readonly journalOutsideTransaction?: boolean | undefined;
+}
+
 /** The stage as the receiver runs it (the journal only carries it). */
 export interface RunnableJournalStage extends JournalStage {
-  run(journal: DeliveryJournal, config: ReceiverConfig, reports: FailureReports): JournalTap;
+  run(options: JournalOptions, config: ReceiverConfig, reports: FailureReports): JournalTap;
 }
 
 /** A delivery as the stages see it when a journal is on. */

@@ -12,10 +12,11 @@ import type { WebhookSource } from "../verifiers/types.js";
  */
 export class FailureReports {
   readonly handlers: WebhookErrorHandler[] = [];
-  // Failures of events being applied through applyEvent or processInboxMessage, by event object. A Map emptied as
-  // each apply ends, not a WeakMap: weak entries cost every garbage collection, and a reconciliation run applies
-  // thousands of events.
-  readonly applyFailures = new Map<object, { error?: unknown }>();
+  /**
+   * Failures of events being applied through applyEvent or processInboxMessage, by event object: set (with `report`
+   * wrapped to fill it) by the first apply, so a receiver that never applies an event carries none of it.
+   */
+  declare applyFailures: Map<object, { error?: unknown }> | undefined;
 
   constructor(
     readonly source: WebhookSource,
@@ -23,9 +24,6 @@ export class FailureReports {
   ) {}
 
   async report(error: unknown, context: WebhookErrorContext): Promise<void> {
-    // A Map answers undefined for a key it never held, an event that is no object included.
-    const slot = this.applyFailures.get(context.event as object);
-    if (slot) slot.error = error;
     for (const handler of this.handlers) {
       try {
         await handler(error, context);

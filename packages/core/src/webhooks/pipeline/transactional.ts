@@ -6,9 +6,11 @@ import type {
 } from "../../idempotency/types.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
+import type { ReceiverConfig } from "../receiver-config.js";
 import type { WebhookHandler } from "../registry.js";
 import { webhookResponse } from "../response.js";
 import { duplicateInProgress, duplicateOfCompleted, processed } from "./answers.js";
+import type { Deliver } from "./direct.js";
 import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
 import type { IdempotencySettings } from "./idempotency-settings.js";
 import type { NotedDelivery } from "./journal.js";
@@ -17,9 +19,9 @@ import { runHandlers } from "./run.js";
 import { storeOperation } from "./store-operation.js";
 import type { MaybeAsync } from "./thenable.js";
 
-/** The stage as the receiver runs it (the store only carries it). */
+/** The stage as the receiver runs it (the store only carries it): its deliveries' claim, handlers and commit. */
 export interface RunnableTransactionalStage extends TransactionalStage {
-  readonly run: typeof runInTransaction;
+  readonly run: typeof transactionalDelivery;
 }
 
 /**
@@ -34,8 +36,13 @@ export interface RunnableTransactionalStage extends TransactionalStage {
  */
 export const transactionalStage: TransactionalStage = {
   kind: "kirimbayar.transactional-stage",
-  run: runInTransaction,
+  run: transactionalDelivery,
 } as RunnableTransactionalStage;
+
+/** A receiver's deliveries in store transactions: what the receiver runs in place of the direct stage. */
+function transactionalDelivery(config: ReceiverConfig, reports: FailureReports): Deliver {
+  return (key, handlers, event, delivery) => runInTransaction(config.settings, reports, key, handlers, event, delivery);
+}
 
 /** Why a transaction did not commit. */
 interface Failure {

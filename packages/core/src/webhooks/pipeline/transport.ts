@@ -4,6 +4,7 @@ import { readHeader } from "../headers.js";
 import { isJsonContentType } from "../request-checks.js";
 import { webhookResponse } from "../response.js";
 import { contentCodingOf, type DecodableCoding } from "../transport/content-coding.js";
+import { decodedBodyTooLarge } from "../transport/refusals.js";
 
 /** The transport rules of one receiver, fixed when it is built. */
 export interface TransportRules {
@@ -50,7 +51,7 @@ export function checkTransport(
   const rawBodyProblem = diagnoseRawBody(request.rawBody);
   if (rawBodyProblem !== undefined) return rawBodyProblem;
   const body = new RequestBody(request.rawBody as Uint8Array | string);
-  if (body.exceeds(rules.maxBodyBytes)) return webhookResponse(413, `Body is larger than ${rules.maxBodyBytes} bytes`);
+  if (body.exceeds(rules.maxBodyBytes)) return decodedBodyTooLarge(rules.maxBodyBytes);
   const headers = request.headers ?? {};
   const contentType = readHeader(headers, "content-type");
   if (contentType === undefined ? !rules.allowMissingContentType : !isJsonContentType(contentType)) {

@@ -1,6 +1,6 @@
 import type { WebhookHeadersInput, WebhookHttpResponse } from "../contract.js";
 import { readHeader } from "../headers.js";
-import { joinChunks } from "./bytes.js";
+import { readChunks } from "./bytes.js";
 import { bodyNotDecodable, decodedBodyTooLarge } from "./refusals.js";
 
 /** A body coding core decodes, named as `DecompressionStream` knows it (`deflate` is zlib-wrapped, as in HTTP). */
@@ -50,20 +50,5 @@ export async function decodeBody(
     .stream()
     .pipeThrough(new DecompressionStream(coding))
     .getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return joinChunks(chunks, total);
-      total += value.byteLength;
-      if (total > maxBodyBytes) {
-        reader.cancel().catch(() => {});
-        return decodedBodyTooLarge(maxBodyBytes);
-      }
-      chunks.push(value);
-    }
-  } catch {
-    return bodyNotDecodable(coding);
-  }
+  return readChunks(reader, maxBodyBytes, decodedBodyTooLarge, () => bodyNotDecodable(coding));
 }

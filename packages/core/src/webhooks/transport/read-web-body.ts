@@ -1,9 +1,7 @@
 import type { WebhookHttpResponse } from "../contract.js";
-import { joinChunks } from "./bytes.js";
+import { readChunks } from "./bytes.js";
 import type { BodyReadLimits } from "./limits.js";
 import { bodyIncomplete, bodyReadTimedOut, bodyTooLarge } from "./refusals.js";
-
-const TIMED_OUT = Symbol("timed out");
 
 /**
  * Reads a Web `ReadableStream` body under the receiver's limits: the bytes, or the answer core gives instead
@@ -21,30 +19,13 @@ export async function readWebBody(
   const { maxBodyBytes, bodyReadTimeoutMs } = limits;
   const reader = body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), bodyReadTimeoutMs);
+  const deadline = new Promise<WebhookHttpResponse>((resolve) => {
+    timer = setTimeout(() => resolve(bodyReadTimedOut(bodyReadTimeoutMs)), bodyReadTimeoutMs);
     (timer as { unref?: () => void }).unref?.();
   });
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const read = await Promise.race([reader.read(), deadline]);
-      if (read === TIMED_OUT) return stop(reader, bodyReadTimedOut(bodyReadTimeoutMs));
-      if (read.done) return joinChunks(chunks, total);
-      total += read.value.byteLength;
-      if (total > maxBodyBytes) return stop(reader, bodyTooLarge(maxBodyBytes));
-      chunks.push(read.value);
-    }
-  } catch {
-    return bodyIncomplete();
+    return await readChunks(reader, maxBodyBytes, bodyTooLarge, bodyIncomplete, deadline);
   } finally {
     clearTimeout(timer);
   }
-}
-
-function stop(reader: ReadableStreamDefaultReader<Uint8Array>, answer: WebhookHttpResponse): WebhookHttpResponse {
-  // Not awaited: a stalled source may never settle its cancel.
-  reader.cancel().catch(() => {});
-  return answer;
 }

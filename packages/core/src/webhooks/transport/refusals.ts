@@ -25,7 +25,10 @@ export function bodyNotDecodable(coding: string): WebhookHttpResponse {
   return webhookResponse(400, `Body is not valid ${coding} data`);
 }
 
-/** 413 for a compressed body that decodes to more than `maxBodyBytes`. */
+/**
+ * 413 for a compressed body that decodes to more than `maxBodyBytes`; also the receiver's answer to a body handed
+ * over whole that is larger (nothing is left unread, so the connection stays open).
+ */
 export function decodedBodyTooLarge(maxBodyBytes: number): WebhookHttpResponse {
   return webhookResponse(413, `Body is larger than ${maxBodyBytes} bytes`);
 }
