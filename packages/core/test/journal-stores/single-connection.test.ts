@@ -200,7 +200,11 @@ describe.each(Object.keys(setups))("the store and the journal on one connection:
         id,
       ).toContain(500);
     }
-    expect(new Set(answers.map(({ status }) => status))).toEqual(new Set([200, 409, 500]));
+    // A duplicate meets its twin running (409) or done (200): which one depends on timing, so only the set is pinned.
+    const statuses = new Set(answers.map(({ status }) => status));
+    expect([...statuses].filter((status) => ![200, 409, 500].includes(status))).toEqual([]);
+    expect(statuses).toContain(200);
+    expect(statuses).toContain(500);
     await journal.close();
   });
 });
