@@ -105,7 +105,7 @@ describe("a completion the store wrote but cannot vouch for (IdempotencyRecordNo
         handlerTimeoutMs: 40,
         completionRetry: { minDelayMs: 5, maxDelayMs: 20 },
       },
-      logger: { warn: () => {}, error: (message) => logged.push(message) },
+      logger: { warn: () => {}, error: (message: string) => logged.push(message) },
     })
       .on("payment.success", () => sleep(handlerMs))
       .onError((error, { stage, status }) => {
