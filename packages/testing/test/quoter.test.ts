@@ -1,7 +1,13 @@
 // The rate quoter against the fake provider: budgets, slow, failing and refusing couriers, backup rates, the cache
 // windows on the fake's clock, coalescing, batching and its hedge, every cost operation, invalidation, stats.
 import { ShippingClient } from "@kirimbayar/core";
-import { createRateQuoter, memoryRateStore, perKilogramWeight, type RateEntry } from "@kirimbayar/core/quoter";
+import {
+  createRateQuoter,
+  memoryRateStore,
+  perKilogramWeight,
+  type RateEntry,
+  type RateStore,
+} from "@kirimbayar/core/quoter";
 import { describe, expect, it } from "vitest";
 import { fake } from "./helpers.js";
 import {
@@ -245,6 +251,47 @@ describe("rate quoter: one call per question", () => {
     for (const courier of FIVE) expect(log.of(courier)).toBe(1);
     expect(quotes.every((q) => q.complete && q.rates.length === 5)).toBe(true);
     expect(quoter.stats().total).toMatchObject({ providerCalls: 1, pricesFetched: 5, savedByCoalescing: 99 * 5 });
+  });
+
+  it("with a shared store, takes an answer another instance wrote between its cache read and its lock", async () => {
+    const provider = fake();
+    const routes = new Map<string, Map<string, RateEntry>>();
+    const locks = new Set<string>();
+    let released: () => void = () => {};
+    const firstRelease = new Promise<void>((resolve) => {
+      released = resolve;
+    });
+    const shared: RateStore = {
+      get: (key, couriers) => couriers.map((courier) => routes.get(key)?.get(courier)),
+      set: (key, courier, entry) => void routes.set(key, (routes.get(key) ?? new Map()).set(courier, entry)),
+      delete: (key, couriers) => couriers.forEach((courier) => routes.get(key)?.delete(courier)),
+      deletePrefix: () => routes.clear(),
+      lock: async (key, courier) => {
+        if (locks.has(`${key} ${courier}`)) return false;
+        locks.add(`${key} ${courier}`);
+        return true;
+      },
+      unlock: async (key, courier) => {
+        locks.delete(`${key} ${courier}`);
+        released();
+      },
+    };
+    // The second instance read the store before the first wrote its answer, and reaches the lock only after the first
+    // let go of it: the window where both would ask the provider.
+    const late: RateStore = {
+      ...shared,
+      lock: async (...args) => firstRelease.then(() => shared.lock?.(...args) ?? true),
+    };
+    const a = shippingOn(provider);
+    const b = shippingOn(provider);
+    const first = createRateQuoter({ client: a.client, couriers: ["jne", "pos"], cache: { store: shared } });
+    const second = createRateQuoter({ client: b.client, couriers: ["jne", "pos"], cache: { store: late } });
+    const [asked, taken] = await Promise.all([first.quote(route), second.quote(route)]);
+    expect(asked.rates.map((r) => r.courier)).toEqual(["jne", "pos"]);
+    expect(taken.rates.map((r) => r.courier)).toEqual(["jne", "pos"]);
+    expect(a.log.calls.length).toBe(1);
+    expect(b.log.calls).toEqual([]);
+    expect(second.stats().total).toMatchObject({ providerCalls: 0, savedByCoalescing: 2 });
   });
 
   it("with batching off, prices each courier in a call of its own", async () => {

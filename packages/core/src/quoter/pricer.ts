@@ -127,16 +127,17 @@ export class Pricer {
     if (cache?.shared) {
       const lockMs = this.#settings.callTimeoutMs + 1_000;
       const taken = await Promise.all(questions.map((q) => cache.lock(request.route, q.courier, lockMs)));
-      mine = [];
+      const locked: Question[] = [];
       questions.forEach((question, i) => {
         if (taken[i]) {
           question.flight.locked = true;
-          mine.push(question);
+          locked.push(question);
         } else {
           counter.saved("coalesced", 1);
           void this.#awaitOtherInstance(request, question);
         }
       });
+      mine = await this.#notAnsweredMeanwhile(request, locked);
     }
     if (mine.length === 0) return;
     const now = clock();
@@ -145,6 +146,28 @@ export class Pricer {
     const together = healthy.length >= 2 ? healthy : [];
     if (together.length > 0) void this.#askTogether(request, together, hedgeMs as number);
     for (const question of mine) if (!together.includes(question)) void this.#askAlone(request, question);
+  }
+
+  /**
+   * The locked questions still to ask. Another instance may have asked one, written its answer and let go of the lock
+   * between this instance's cache read and its lock: that answer is taken from the shared store (checked again under
+   * the lock) rather than paid for with a second provider call.
+   */
+  async #notAnsweredMeanwhile(request: PriceRequest, locked: Question[]): Promise<Question[]> {
+    if (locked.length === 0) return locked;
+    const { cache, counter } = this.#settings;
+    const entries = await (cache as RateCache).read(
+      request.route,
+      locked.map((q) => q.courier),
+    );
+    return locked.filter((question, i) => {
+      const entry = entries[i];
+      if (entry === undefined || (question.seen !== undefined && entry.fetchedAt <= question.seen)) return true;
+      counter.saved("coalesced", 1);
+      question.flight.begin();
+      question.flight.answer(entry);
+      return false;
+    });
   }
 
   async #askTogether(request: PriceRequest, questions: Question[], hedgeMs: number): Promise<void> {
