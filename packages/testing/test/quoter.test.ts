@@ -264,7 +264,9 @@ describe("rate quoter: one call per question", () => {
     const shared: RateStore = {
       get: (key, couriers) => couriers.map((courier) => routes.get(key)?.get(courier)),
       set: (key, courier, entry) => void routes.set(key, (routes.get(key) ?? new Map()).set(courier, entry)),
-      delete: (key, couriers) => couriers.forEach((courier) => routes.get(key)?.delete(courier)),
+      delete: (key, couriers) => {
+        for (const courier of couriers) routes.get(key)?.delete(courier);
+      },
       deletePrefix: () => routes.clear(),
       lock: async (key, courier) => {
         if (locks.has(`${key} ${courier}`)) return false;
