@@ -12,8 +12,8 @@
 // hold it. The install is one hard-linking pass from pnpm's store per package (the registry is asked only for the
 // pinned peers' metadata); nothing downloads a binary and no install script runs.
 //
-// Every row's name contains "type-checks ": scripts/test-other-nodes.mjs leaves these out of the Node 22/24 runs,
-// since what tsc reports does not depend on the Node running it.
+// scripts/test-other-nodes.mjs leaves this file out of the Node 22/24 runs by path, since what tsc reports does not
+// depend on the Node running it; the main run runs it.
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
