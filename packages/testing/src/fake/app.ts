@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { jsonReply } from "./json-reply.js";
 import { CONTROL_PREFIX, controlApp } from "./routes/control.js";
 import { legacyRoutes } from "./routes/legacy.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -54,8 +55,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function send(c: FakeContext, reply: ErrorReply, headers: Record<string, string> = {}): Response {
-  return c.json(reply.body as object, reply.status as 400, headers);
+function send(reply: ErrorReply, headers: Record<string, string> = {}): Response {
+  return jsonReply(reply.body as object, reply.status as 400, headers);
 }
 
 function redactedQuery(search: string): string {
@@ -118,17 +119,17 @@ function createFakeApp(controlApi: boolean): FakeApp {
       const verdict = service && deps.rateLimiter?.hit(`${service}:${presented ?? ""}`);
       const rateHeaders = verdict ? verdict.headers : {};
       if (verdict?.limited) {
-        c.res = send(c, errorReply(service, 429, "Too Many Requests: rate limit exceeded"), {
+        c.res = send(errorReply(service, 429, "Too Many Requests: rate limit exceeded"), {
           ...rateHeaders,
           "Retry-After": String(verdict.retryAfterSeconds),
         });
       } else if (fault?.status !== undefined) {
-        c.res = send(c, errorReply(service, fault.status, fault.message ?? "Injected failure"), {
+        c.res = send(errorReply(service, fault.status, fault.message ?? "Injected failure"), {
           ...rateHeaders,
           ...fault.headers,
         });
       } else if (service && (presented === undefined || !deps.keys[service].includes(presented))) {
-        c.res = send(c, authFailure(service, presented !== undefined && presented !== ""), rateHeaders);
+        c.res = send(authFailure(service, presented !== undefined && presented !== ""), rateHeaders);
       } else {
         await next();
         for (const [name, value] of Object.entries(rateHeaders)) c.res.headers.set(name, value);
@@ -154,7 +155,6 @@ function createFakeApp(controlApi: boolean): FakeApp {
 
   app.notFound((c) =>
     send(
-      c,
       errorReply(
         c.get("service"),
         404,
@@ -163,7 +163,7 @@ function createFakeApp(controlApi: boolean): FakeApp {
     ),
   );
   app.onError((error, c) =>
-    send(c, errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)),
+    send(errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)),
   );
   return app;
 }

@@ -1,5 +1,6 @@
 import { metaError } from "../fixtures/envelopes.js";
 import { SHIPPING_MESSAGES } from "../fixtures/shipping.js";
+import { jsonReply } from "./json-reply.js";
 import type { FakeContext } from "./world.js";
 
 /**
@@ -140,9 +141,9 @@ export async function applyCourierFaults(
   const verdict = await courierFaultsOf(c, form.courier);
   if (verdict === undefined) return form;
   if (verdict.reply !== undefined) {
-    return c.json(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
+    return jsonReply(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
   }
-  if (verdict.courier === "") return c.json(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
+  if (verdict.courier === "") return jsonReply(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
   return { ...form, courier: verdict.courier };
 }
 
