@@ -24,7 +24,9 @@ export interface RecordedRequest {
   at: Date;
 }
 
-async function presentedKey(c: FakeContext, service: FakeService): Promise<string | undefined> {
+// Synchronous for the services whose key is a header (most requests): an await per request costs a turn of the
+// microtask queue; only the legacy interfaces may carry it in a form body.
+function presentedKey(c: FakeContext, service: FakeService): string | undefined | Promise<string | undefined> {
   switch (service) {
     case "payment":
     case "qris":
@@ -32,12 +34,15 @@ async function presentedKey(c: FakeContext, service: FakeService): Promise<strin
       return c.req.header("x-api-key");
     case "shipping":
       return c.req.header("key");
-    default: {
-      const params = await readParams(c);
-      const key = c.req.header("key") ?? params.key;
-      return typeof key === "string" ? key : undefined;
-    }
+    default:
+      return legacyKey(c);
   }
+}
+
+async function legacyKey(c: FakeContext): Promise<string | undefined> {
+  const params = await readParams(c);
+  const key = c.req.header("key") ?? params.key;
+  return typeof key === "string" ? key : undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -94,7 +99,6 @@ function createFakeApp(controlApi: boolean): FakeApp {
     const rawUrl = c.req.url;
     const queryAt = rawUrl.indexOf("?");
     const service = serviceOf(pathname);
-    c.set("service", service);
     const record: RecordedRequest = {
       method: c.req.method,
       path: pathname,
@@ -115,7 +119,8 @@ function createFakeApp(controlApi: boolean): FakeApp {
         NETWORK_FAILURE.add(broken);
         return broken;
       }
-      const presented = service ? await presentedKey(c, service) : undefined;
+      const found = service ? presentedKey(c, service) : undefined;
+      const presented = typeof found === "object" ? await found : found;
       const verdict = service && deps.rateLimiter?.hit(`${service}:${presented ?? ""}`);
       const rateHeaders = verdict ? verdict.headers : {};
       if (verdict?.limited) {
@@ -156,14 +161,14 @@ function createFakeApp(controlApi: boolean): FakeApp {
   app.notFound((c) =>
     send(
       errorReply(
-        c.get("service"),
+        serviceOf(c.req.path),
         404,
         `Not Found: ${c.req.method} ${c.req.path} is not an endpoint of the fake provider`,
       ),
     ),
   );
   app.onError((error, c) =>
-    send(errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)),
+    send(errorReply(serviceOf(c.req.path), 500, `Internal Server Error (fake provider): ${error.message}`)),
   );
   return app;
 }

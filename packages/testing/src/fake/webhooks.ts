@@ -95,6 +95,35 @@ function acknowledges(source: WebhookSource, status: number, text: string): bool
   }
 }
 
+const decoder = new TextDecoder();
+const NATIVE_TEXT = Response.prototype.text;
+
+/**
+ * The app's answer as text, as `response.text()` reads it. On Node 20, reading a plain Response's stream here costs
+ * about half of what `text()` does (its generic body reader); anything else (a subclass, a stand-in, a `text` of its
+ * own) gets its `text()`.
+ */
+async function responseText(response: Response): Promise<string> {
+  if (Object.getPrototypeOf(response) !== Response.prototype || response.text !== NATIVE_TEXT) return response.text();
+  const body = response.body;
+  if (!(body instanceof ReadableStream) || response.bodyUsed) return response.text();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return decoder.decode(chunks[0]);
+  const bytes = new Uint8Array(chunks.reduce((total, chunk) => total + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return decoder.decode(bytes);
+}
+
 /**
  * Delivers webhooks as the providers do: an attempt now, then retries on the clock until one is acknowledged or the
  * retries run out. Supports holding deliveries to release them out of order, and duplicating the next one.
@@ -284,7 +313,7 @@ export class WebhookDispatcher {
         const response = await (injected
           ? injected(outgoing)
           : fetch(outgoing, { signal: controller?.signal ?? null }));
-        return { status: response.status, text: await response.text() };
+        return { status: response.status, text: await responseText(response) };
       };
       const answer = await Promise.race([exchange(), timeout]);
       record.status = answer.status;
