@@ -62,6 +62,48 @@ describe("webhook delivery", () => {
     expect(provider.deliveries[2]?.error).toMatch(/abort|timeout/i);
   });
 
+  it("reads the app's answer whole, however it comes: in chunks, multi-byte, a Response subclass or a used body", async () => {
+    const answer = '{"success":true,"message":"diterima ✓ lunas"}';
+    const bytes = new TextEncoder().encode(answer);
+    // A Response whose text() says something else than its stream: what the app's text() says is what counts.
+    const subclass = (text: string) => Object.assign(new Response(text), { text: async () => answer });
+    const replies: (() => Response)[] = [
+      // Split inside the three bytes of "✓": the decoder must see them together.
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              const cut = bytes.indexOf(0xe2) + 1;
+              controller.enqueue(bytes.slice(0, cut));
+              controller.enqueue(bytes.slice(cut));
+              controller.close();
+            },
+          }),
+        ),
+      () => subclass("not what its text() says"),
+      () => Response.json({ success: true, message: "ok" }, { status: 200 }),
+    ];
+    let next = 0;
+    const provider = fake({
+      webhooks: { qrisUrl: "https://shop.test/q", fetch: async () => (replies[next++] as () => Response)() },
+    });
+    for (let i = 0; i < replies.length; i++) await provider.qris.pay((await paidQr(provider, 50_000 + i)).history_id);
+    expect(provider.deliveries.map((d) => [d.status, d.responseBody, d.acknowledged])).toEqual([
+      [200, answer, true],
+      [200, answer, true],
+      [200, '{"success":true,"message":"ok"}', true],
+    ]);
+
+    const used = new Response(answer);
+    await used.text();
+    provider.webhooks.setFetch(async () => used);
+    await provider.qris.pay((await paidQr(provider, 60_000)).history_id);
+    const last = provider.deliveries.at(-1);
+    expect(last?.status).toBeUndefined();
+    expect(last?.error).toMatch(/^TypeError: /);
+    expect(last?.acknowledged).toBe(false);
+  });
+
   it("duplicates the next delivery on request", async () => {
     const receiver = scriptedReceiver();
     const provider = fake({ webhooks: { qrisUrl: "https://shop.test/q", fetch: receiver.fetch } });

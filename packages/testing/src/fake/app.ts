@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { jsonReply } from "./json-reply.js";
 import { CONTROL_PREFIX, controlApp } from "./routes/control.js";
 import { legacyRoutes } from "./routes/legacy.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -23,7 +24,9 @@ export interface RecordedRequest {
   at: Date;
 }
 
-async function presentedKey(c: FakeContext, service: FakeService): Promise<string | undefined> {
+// Synchronous for the services whose key is a header (most requests): an await per request costs a turn of the
+// microtask queue; only the legacy interfaces may carry it in a form body.
+function presentedKey(c: FakeContext, service: FakeService): string | undefined | Promise<string | undefined> {
   switch (service) {
     case "payment":
     case "qris":
@@ -31,12 +34,15 @@ async function presentedKey(c: FakeContext, service: FakeService): Promise<strin
       return c.req.header("x-api-key");
     case "shipping":
       return c.req.header("key");
-    default: {
-      const params = await readParams(c);
-      const key = c.req.header("key") ?? params.key;
-      return typeof key === "string" ? key : undefined;
-    }
+    default:
+      return legacyKey(c);
   }
+}
+
+async function legacyKey(c: FakeContext): Promise<string | undefined> {
+  const params = await readParams(c);
+  const key = c.req.header("key") ?? params.key;
+  return typeof key === "string" ? key : undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -54,8 +60,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function send(c: FakeContext, reply: ErrorReply, headers: Record<string, string> = {}): Response {
-  return c.json(reply.body as object, reply.status as 400, headers);
+function send(reply: ErrorReply, headers: Record<string, string> = {}): Response {
+  return jsonReply(reply.body as object, reply.status as 400, headers);
 }
 
 function redactedQuery(search: string): string {
@@ -93,7 +99,6 @@ function createFakeApp(controlApi: boolean): FakeApp {
     const rawUrl = c.req.url;
     const queryAt = rawUrl.indexOf("?");
     const service = serviceOf(pathname);
-    c.set("service", service);
     const record: RecordedRequest = {
       method: c.req.method,
       path: pathname,
@@ -114,21 +119,22 @@ function createFakeApp(controlApi: boolean): FakeApp {
         NETWORK_FAILURE.add(broken);
         return broken;
       }
-      const presented = service ? await presentedKey(c, service) : undefined;
+      const found = service ? presentedKey(c, service) : undefined;
+      const presented = typeof found === "object" ? await found : found;
       const verdict = service && deps.rateLimiter?.hit(`${service}:${presented ?? ""}`);
       const rateHeaders = verdict ? verdict.headers : {};
       if (verdict?.limited) {
-        c.res = send(c, errorReply(service, 429, "Too Many Requests: rate limit exceeded"), {
+        c.res = send(errorReply(service, 429, "Too Many Requests: rate limit exceeded"), {
           ...rateHeaders,
           "Retry-After": String(verdict.retryAfterSeconds),
         });
       } else if (fault?.status !== undefined) {
-        c.res = send(c, errorReply(service, fault.status, fault.message ?? "Injected failure"), {
+        c.res = send(errorReply(service, fault.status, fault.message ?? "Injected failure"), {
           ...rateHeaders,
           ...fault.headers,
         });
       } else if (service && (presented === undefined || !deps.keys[service].includes(presented))) {
-        c.res = send(c, authFailure(service, presented !== undefined && presented !== ""), rateHeaders);
+        c.res = send(authFailure(service, presented !== undefined && presented !== ""), rateHeaders);
       } else {
         await next();
         for (const [name, value] of Object.entries(rateHeaders)) c.res.headers.set(name, value);
@@ -154,16 +160,15 @@ function createFakeApp(controlApi: boolean): FakeApp {
 
   app.notFound((c) =>
     send(
-      c,
       errorReply(
-        c.get("service"),
+        serviceOf(c.req.path),
         404,
         `Not Found: ${c.req.method} ${c.req.path} is not an endpoint of the fake provider`,
       ),
     ),
   );
   app.onError((error, c) =>
-    send(c, errorReply(c.get("service"), 500, `Internal Server Error (fake provider): ${error.message}`)),
+    send(errorReply(serviceOf(c.req.path), 500, `Internal Server Error (fake provider): ${error.message}`)),
   );
   return app;
 }

@@ -1,5 +1,6 @@
 import { metaError } from "../fixtures/envelopes.js";
 import { SHIPPING_MESSAGES } from "../fixtures/shipping.js";
+import { jsonReply } from "./json-reply.js";
 import type { FakeContext } from "./world.js";
 
 /**
@@ -40,13 +41,14 @@ export interface CourierFaultVerdict {
  * them with every other injected fault.
  */
 export class CourierFaults {
-  readonly #faults = new Map<string, ArmedCourierFault>();
+  // Made on the first fault: a fake per test pays for each Map it makes, and few tests set courier faults.
+  #faults: Map<string, ArmedCourierFault> | undefined;
 
   set(courier: string, fault: CourierFault | undefined): void {
     const code = courier.trim().toLowerCase();
     if (code === "" || code.includes(":")) throw new TypeError("setCourierFault() needs one courier code");
     if (fault === undefined) {
-      this.#faults.delete(code);
+      this.#faults?.delete(code);
       return;
     }
     const { delayMs, status, refuse, times } = fault;
@@ -62,15 +64,16 @@ export class CourierFaults {
     if (times !== undefined && (!Number.isInteger(times) || times < 1)) {
       throw new TypeError("times must be a positive integer");
     }
+    this.#faults ??= new Map();
     this.#faults.set(code, { ...fault, remaining: times ?? Number.POSITIVE_INFINITY });
   }
 
   clear(): void {
-    this.#faults.clear();
+    this.#faults = undefined;
   }
 
   get size(): number {
-    return this.#faults.size;
+    return this.#faults?.size ?? 0;
   }
 
   /** The verdict for a call naming `joined` (`a:b:c`), consuming one use of each fault that applies. */
@@ -80,13 +83,13 @@ export class CourierFaults {
     const served: string[] = [];
     for (const raw of joined.split(":")) {
       const code = raw.trim().toLowerCase();
-      const fault = this.#faults.get(code);
+      const fault = this.#faults?.get(code);
       if (fault === undefined) {
         served.push(raw);
         continue;
       }
       fault.remaining -= 1;
-      if (fault.remaining <= 0) this.#faults.delete(code);
+      if (fault.remaining <= 0) this.#faults?.delete(code);
       delayMs = Math.max(delayMs, fault.delayMs ?? 0);
       if (fault.status !== undefined) {
         reply ??= { status: fault.status, message: fault.message ?? `Courier ${code} is unavailable` };
@@ -140,9 +143,9 @@ export async function applyCourierFaults(
   const verdict = await courierFaultsOf(c, form.courier);
   if (verdict === undefined) return form;
   if (verdict.reply !== undefined) {
-    return c.json(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
+    return jsonReply(metaError(verdict.reply.status, verdict.reply.message), verdict.reply.status as 500);
   }
-  if (verdict.courier === "") return c.json(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
+  if (verdict.courier === "") return jsonReply(metaError(400, SHIPPING_MESSAGES.costNotFound), 400);
   return { ...form, courier: verdict.courier };
 }
 

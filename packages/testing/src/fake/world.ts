@@ -38,7 +38,6 @@ export interface FakeDeps {
 /** Hono environment of the fake's app. */
 export interface FakeEnv {
   Bindings: FakeDeps;
-  Variables: { service: FakeService | undefined };
 }
 
 /** The fake's Hono app. */

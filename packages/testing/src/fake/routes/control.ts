@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { OrderStatus } from "../../fixtures/orders.js";
 import { FakeProviderError } from "../errors.js";
+import { jsonReply } from "../json-reply.js";
 import { dataUrlBytes, qrisImageDataUrl } from "../qris-image.js";
 import { type SimulatorView, simulatorErrorPage, simulatorPage, simulatorSections } from "../simulator/page.js";
 import { simulatorState } from "../simulator/state.js";
@@ -142,7 +143,7 @@ export function controlApp(): Hono<FakeEnv> {
     const input = await readInput(c);
     const result = await run(c.env.world, input);
     if (wantsPage(c)) return c.redirect(returnPath(input), 303);
-    return c.json(result as object);
+    return jsonReply(result as object);
   };
 
   app.get("/", (c) => c.redirect(SIMULATOR_PATH));
@@ -166,7 +167,7 @@ export function controlApp(): Hono<FakeEnv> {
     }
     return page(c, { kind: "qris", historyId });
   });
-  app.get("/state", (c) => c.json(simulatorState(c.env.world), 200, { "cache-control": "no-store" }));
+  app.get("/state", (c) => jsonReply(simulatorState(c.env.world), 200, { "cache-control": "no-store" }));
 
   const png = (c: FakeContext, dataUrl: string) =>
     c.body(dataUrlBytes(dataUrl), 200, { "content-type": "image/png", "cache-control": "no-cache" });
@@ -262,7 +263,7 @@ export function controlApp(): Hono<FakeEnv> {
       return { pendingFailures: world.dispatcher.pendingFailures };
     }),
   );
-  app.get("/deliveries", (c) => c.json(c.env.world.dispatcher.attempts));
+  app.get("/deliveries", (c) => jsonReply(c.env.world.dispatcher.attempts));
 
   app.onError((error, c) => {
     const refusal =
@@ -281,7 +282,7 @@ export function controlApp(): Hono<FakeEnv> {
     if (wantsPage(c)) {
       return c.html(simulatorErrorPage(refusal.status, refusal.message, SIMULATOR_PATH), refusal.status);
     }
-    return c.json({ error: refusal.code, message: refusal.message, ...refusal.details }, refusal.status);
+    return jsonReply({ error: refusal.code, message: refusal.message, ...refusal.details }, refusal.status);
   });
   return app;
 }

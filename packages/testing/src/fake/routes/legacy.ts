@@ -12,6 +12,7 @@ import {
   legacySubdistricts,
 } from "../../fixtures/legacy.js";
 import { waybillResult } from "../../fixtures/waybill.js";
+import { jsonReply } from "../json-reply.js";
 import { legacyCourierFaults } from "../shipping-faults.js";
 import { type FakeApp, type FakeContext, readParams } from "../world.js";
 
@@ -28,8 +29,8 @@ async function query(c: FakeContext): Promise<Record<string, string>> {
 }
 
 /** Answers with the status code inside the wrapper, which is also the HTTP status. */
-function reply(c: FakeContext, body: { rajaongkir: { status: { code: number } } }) {
-  return c.json(body, body.rajaongkir.status.code as 200);
+function reply(body: { rajaongkir: { status: { code: number } } }) {
+  return jsonReply(body, body.rajaongkir.status.code as 200);
 }
 
 type LegacyCostBody = { rajaongkir: { status: { code: number }; results?: unknown } };
@@ -42,15 +43,15 @@ function legacyCostRoute(price: (params: Record<string, string>) => LegacyCostBo
   return async (c: FakeContext) => {
     const params = await query(c);
     const faults = await legacyCourierFaults(c, params.courier);
-    if ("fail" in faults) return reply(c, rajaOngkirError(faults.fail.status, faults.fail.message, params));
+    if ("fail" in faults) return reply(rajaOngkirError(faults.fail.status, faults.fail.message, params));
     const body = price(params);
     const results = body.rajaongkir.results;
-    if (faults.refused.size === 0 || !Array.isArray(results)) return reply(c, body);
+    if (faults.refused.size === 0 || !Array.isArray(results)) return reply(body);
     const refusedServices = results.map((result: { code?: unknown }) =>
       faults.refused.has(String(result.code).toLowerCase()) ? { ...result, costs: [] } : result,
     );
     const priced: LegacyCostBody = { ...body, rajaongkir: { ...body.rajaongkir, results: refusedServices } };
-    return reply(c, priced);
+    return reply(priced);
   };
 }
 
@@ -61,33 +62,33 @@ export function legacyRoutes(app: FakeApp): void {
     app.post(path, handler);
   };
 
-  both("/api/province", async (c) => reply(c, legacyProvinces(await query(c))));
-  both("/api/city", async (c) => reply(c, legacyCities(await query(c))));
-  both("/api/subdistrict", async (c) => reply(c, legacySubdistricts(await query(c))));
-  both("/api/currency", async (c) => reply(c, legacyCurrency(c.env.world.clock.now())));
+  both("/api/province", async (c) => reply(legacyProvinces(await query(c))));
+  both("/api/city", async (c) => reply(legacyCities(await query(c))));
+  both("/api/subdistrict", async (c) => reply(legacySubdistricts(await query(c))));
+  both("/api/currency", async (c) => reply(legacyCurrency(c.env.world.clock.now())));
   app.post(
     "/api/cost",
     legacyCostRoute((params) => legacyCost(params, "pro")),
   );
-  both("/api/v2/internationalOrigin", async (c) => reply(c, legacyInternationalOrigins(await query(c))));
-  both("/api/v2/internationalDestination", async (c) => reply(c, legacyInternationalDestinations(await query(c))));
+  both("/api/v2/internationalOrigin", async (c) => reply(legacyInternationalOrigins(await query(c))));
+  both("/api/v2/internationalDestination", async (c) => reply(legacyInternationalDestinations(await query(c))));
   app.post("/api/v2/internationalCost", legacyCostRoute(legacyInternationalCost));
 
   app.post("/api/waybill", async (c) => {
     const params = await query(c);
     const waybill = params.waybill?.trim() ?? "";
     const courier = params.courier?.trim().toLowerCase() ?? "";
-    if (!waybill) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("waybill"), params));
-    if (!courier) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.missingParam("courier"), params));
+    if (!waybill) return reply(rajaOngkirError(400, LEGACY_MESSAGES.missingParam("waybill"), params));
+    if (!courier) return reply(rajaOngkirError(400, LEGACY_MESSAGES.missingParam("courier"), params));
     if (!PRO_WAYBILL_COURIERS.includes(courier))
-      return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
+      return reply(rajaOngkirError(400, LEGACY_MESSAGES.invalidCourier, params));
     const order = c.env.world.orders.findByWaybill(waybill, courier);
-    if (!order) return reply(c, rajaOngkirError(400, LEGACY_MESSAGES.invalidWaybill, params));
-    return reply(c, rajaOngkirBody(params, { result: waybillResult(order.shipment) }));
+    if (!order) return reply(rajaOngkirError(400, LEGACY_MESSAGES.invalidWaybill, params));
+    return reply(rajaOngkirBody(params, { result: waybillResult(order.shipment) }));
   });
 
-  both("/starter/province", async (c) => reply(c, legacyProvinces(await query(c))));
-  both("/starter/city", async (c) => reply(c, legacyCities(await query(c))));
+  both("/starter/province", async (c) => reply(legacyProvinces(await query(c))));
+  both("/starter/city", async (c) => reply(legacyCities(await query(c))));
   app.post(
     "/starter/cost",
     legacyCostRoute((params) => legacyCost(params, "starter")),

@@ -2,6 +2,7 @@ import { type MetaEnvelope, metaError, metaOk } from "../../fixtures/envelopes.j
 import { PAYMENT_METHODS, type PaymentCreateRequest } from "../../fixtures/payment.js";
 import { isoUtc } from "../../time.js";
 import { FakeProviderError } from "../errors.js";
+import { jsonReply } from "../json-reply.js";
 import { type FakeApp, isObject, readJson } from "../world.js";
 
 /** One failing field of a create request. */
@@ -91,43 +92,43 @@ function validationFailed(errors: FieldError[]): MetaEnvelope<null> & { errors: 
 
 /** Payment gateway: methods, create, status (ids may contain `/`), cancel. */
 export function paymentRoutes(app: FakeApp): void {
-  app.get("/user/api/v1/user/methods", (c) => c.json(metaOk([...PAYMENT_METHODS])));
+  app.get("/user/api/v1/user/methods", () => jsonReply(metaOk([...PAYMENT_METHODS])));
 
   app.post("/user/api/v1/user/payment/create", async (c) => {
     const json = await readJson(c);
-    if (!json.ok) return c.json(metaError(json.status, json.message), json.status as 400);
+    if (!json.ok) return jsonReply(metaError(json.status, json.message), json.status as 400);
     const errors = validateCreatePayment(json.value);
-    if (errors.length > 0) return c.json(validationFailed(errors), 422);
+    if (errors.length > 0) return jsonReply(validationFailed(errors), 422);
     const request = json.value as PaymentCreateRequest;
     const normalised: PaymentCreateRequest = {
       ...request,
       order_id: String(request.order_id),
       ...(request.channel_code === undefined ? {} : { channel_code: request.channel_code.toUpperCase() }),
     };
-    return c.json(metaOk(c.env.world.payments.create(normalised), "Payment created"));
+    return jsonReply(metaOk(c.env.world.payments.create(normalised), "Payment created"));
   });
 
   // `{id{.+}}` also matches unencoded ids such as KPAY-1001/KM/2026; Hono decodes %2F in the param.
   app.get("/user/api/v1/user/payment/status/:id{.+}", (c) => {
     const payment = c.env.world.payments.get(c.req.param("id"));
-    if (!payment) return c.json(metaError(404, "Payment not found"), 404);
-    return c.json(metaOk(payment.record));
+    if (!payment) return jsonReply(metaError(404, "Payment not found"), 404);
+    return jsonReply(metaOk(payment.record));
   });
 
   app.post("/user/api/v1/user/payment/cancel", async (c) => {
     const json = await readJson(c);
-    if (!json.ok) return c.json(metaError(json.status, json.message), json.status as 400);
+    if (!json.ok) return jsonReply(metaError(json.status, json.message), json.status as 400);
     const body = isObject(json.value) ? json.value : {};
     if (!isNonEmptyString(body.payment_id))
-      return c.json(validationFailed([{ field: "payment_id", message: "payment_id is required" }]), 422);
+      return jsonReply(validationFailed([{ field: "payment_id", message: "payment_id is required" }]), 422);
     if (body.reason !== undefined && typeof body.reason !== "string") {
-      return c.json(validationFailed([{ field: "reason", message: "reason must be a string" }]), 422);
+      return jsonReply(validationFailed([{ field: "reason", message: "reason must be a string" }]), 422);
     }
     const payment = c.env.world.payments.get(body.payment_id);
-    if (!payment) return c.json(metaError(404, "Payment not found"), 404);
+    if (!payment) return jsonReply(metaError(404, "Payment not found"), 404);
     try {
       const record = c.env.world.payments.cancel(body.payment_id, body.reason ?? "");
-      return c.json(
+      return jsonReply(
         metaOk(
           {
             payment_id: record.payment_id,
@@ -140,7 +141,7 @@ export function paymentRoutes(app: FakeApp): void {
       );
     } catch (error) {
       if (error instanceof FakeProviderError) {
-        return c.json(
+        return jsonReply(
           metaError(400, `Only PENDING payments can be canceled; this one is ${payment.record.status}`),
           400,
         );

@@ -1,5 +1,6 @@
 import { failureBody, successBody } from "../../fixtures/envelopes.js";
 import type { QrisGenerateRequest } from "../../fixtures/qris.js";
+import { jsonReply } from "../json-reply.js";
 import { type FakeApp, type FakeContext, isObject, readForm, readJson } from "../world.js";
 
 const MIN_AMOUNT = 1_000;
@@ -32,26 +33,26 @@ function imageKind(bytes: Uint8Array): "png" | "jpeg" | undefined {
 export function qrisRoutes(app: FakeApp): void {
   const generate = async (c: FakeContext) => {
     const json = await readJson(c);
-    if (!json.ok) return c.json(failureBody(json.message), json.status as 400);
+    if (!json.ok) return jsonReply(failureBody(json.message), json.status as 400);
     const errors = validateGenerateQris(json.value);
-    if (errors.length > 0) return c.json({ ...failureBody(errors.join("; ")), errors }, 422);
+    if (errors.length > 0) return jsonReply({ ...failureBody(errors.join("; ")), errors }, 422);
     const request = json.value as QrisGenerateRequest;
     const config = c.env.world.qris.config(request.qris_id);
-    if (!config) return c.json(failureBody(`QRIS with id ${request.qris_id} not found`), 404);
-    return c.json(successBody(await c.env.world.qris.generate(request, config), "QRIS generated successfully"));
+    if (!config) return jsonReply(failureBody(`QRIS with id ${request.qris_id} not found`), 404);
+    return jsonReply(successBody(await c.env.world.qris.generate(request, config), "QRIS generated successfully"));
   };
   app.post("/user/api/v1/qr/generate-qris", generate);
   app.post("/user/api/v1/qrisly/generate-qris", generate);
 
   app.get("/user/api/v1/qrisly/payment-status/:historyId", (c) => {
     const status = c.env.world.qris.status(c.req.param("historyId"));
-    if (!status) return c.json(failureBody("QRIS history not found"), 404);
-    return c.json(successBody(status));
+    if (!status) return jsonReply(failureBody("QRIS history not found"), 404);
+    return jsonReply(successBody(status));
   });
 
   app.post("/user/api/v1/qrisly/upload-qris", async (c) => {
     if (!(c.req.header("content-type") ?? "").includes("multipart/form-data")) {
-      return c.json(failureBody("Content-Type must be multipart/form-data"), 415);
+      return jsonReply(failureBody("Content-Type must be multipart/form-data"), 415);
     }
     const form = await readForm(c);
     const name = form.name;
@@ -59,13 +60,13 @@ export function qrisRoutes(app: FakeApp): void {
     const errors: string[] = [];
     if (typeof name !== "string" || name.trim() === "") errors.push("name is required");
     if (!(image instanceof Blob)) errors.push("qris_image file is required");
-    if (errors.length > 0) return c.json({ ...failureBody(errors.join("; ")), errors }, 422);
+    if (errors.length > 0) return jsonReply({ ...failureBody(errors.join("; ")), errors }, 422);
     const file = image as Blob;
-    if (file.size > MAX_IMAGE_BYTES) return c.json(failureBody("qris_image must be at most 5 MB"), 413);
+    if (file.size > MAX_IMAGE_BYTES) return jsonReply(failureBody("qris_image must be at most 5 MB"), 413);
     if (!imageKind(new Uint8Array(await file.slice(0, 8).arrayBuffer()))) {
-      return c.json(failureBody("qris_image must be a PNG or JPG image"), 422);
+      return jsonReply(failureBody("qris_image must be a PNG or JPG image"), 422);
     }
     const config = c.env.world.qris.addConfig(String(name).trim());
-    return c.json(successBody(c.env.world.qris.uploaded(config), "QRIS uploaded successfully"));
+    return jsonReply(successBody(c.env.world.qris.uploaded(config), "QRIS uploaded successfully"));
   });
 }

@@ -44,10 +44,13 @@ const TRACKING: Record<string, { status: string; description: string }> = {
   Dibatalkan: { status: "CANCELLED", description: "SHIPMENT CANCELLED (DIBATALKAN)" },
 };
 
+// Shared by every store with no order yet, never written: a fake per test pays for each Map it makes.
+const NO_ORDERS: ReadonlyMap<string, FakeOrder> = new Map();
+
 /** Orders with waybills; `setStatus` updates tracking and sends the order webhook to the registered URL. */
 export class OrderStore {
   webhookUrl: string | undefined;
-  #orders = new Map<string, FakeOrder>();
+  #orders: ReadonlyMap<string, FakeOrder> = NO_ORDERS;
   #ctx: FixtureContext;
   #ids: IdSource;
   #clock: Clock;
@@ -64,7 +67,7 @@ export class OrderStore {
 
   /** Forgets every order (`provider.reset()`). */
   clear(): void {
-    this.#orders.clear();
+    this.#orders = NO_ORDERS;
   }
 
   /** Creates an order in status `Diajukan` with a trackable waybill. No webhook is sent for creation. */
@@ -105,7 +108,9 @@ export class OrderStore {
       },
     };
     this.#track(order, "Diajukan", now);
-    this.#orders.set(orderNo, order);
+    const orders = this.#orders === NO_ORDERS ? new Map<string, FakeOrder>() : (this.#orders as Map<string, FakeOrder>);
+    this.#orders = orders;
+    orders.set(orderNo, order);
     return structuredClone(order);
   }
 

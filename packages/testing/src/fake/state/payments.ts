@@ -30,8 +30,12 @@ interface Entry extends FakePayment {
 const GATEWAY_QRIS_EXPIRY_SECONDS = 15 * 60;
 
 /** Payment-gateway transactions: PENDING until paid, cancelled or expired; callbacks on PAID and EXPIRED. */
+// Shared by every store with no payment yet, never written: most tests of a QR flow create none, and a fake per test
+// pays for each Map it makes.
+const NO_PAYMENTS: ReadonlyMap<string, Entry> = new Map();
+
 export class PaymentStore {
-  #entries = new Map<string, Entry>();
+  #entries: ReadonlyMap<string, Entry> = NO_PAYMENTS;
   #ids: IdSource;
   #clock: Clock;
   #dispatcher: WebhookDispatcher;
@@ -46,7 +50,7 @@ export class PaymentStore {
 
   /** Forgets every payment (`provider.reset()`; the clock's timers are the provider's to clear). */
   clear(): void {
-    this.#entries.clear();
+    this.#entries = NO_PAYMENTS;
   }
 
   /** Creates a PENDING payment from a validated request. */
@@ -82,7 +86,9 @@ export class PaymentStore {
       paid_at: null,
     };
     const expiryTimer = this.#clock.setTimer(() => this.#expire(paymentId), expirySeconds * 1000);
-    this.#entries.set(paymentId, {
+    const entries = this.#entries === NO_PAYMENTS ? new Map<string, Entry>() : (this.#entries as Map<string, Entry>);
+    this.#entries = entries;
+    entries.set(paymentId, {
       record,
       request,
       callbackUrl: request.callback_url,
