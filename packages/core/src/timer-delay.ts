@@ -11,23 +11,44 @@ export function timerDelay(ms: number): number {
  * throws. One promise and one timer, cleared as soon as `pending` settles; `pending` itself goes on either way.
  */
 export function raceTimer<T, U>(pending: Promise<T>, ms: number, atTimeout: () => U): Promise<T | U> {
-  return new Promise<T | U>((resolve, reject) => {
-    const timer = setTimeout(() => {
+  return settleWithin<T, T | U>(pending, ms, same, rethrow, atTimeout);
+}
+
+/**
+ * {@link raceTimer} with the answers built in: settles to what `fulfilled(value)` or `rejected(error)` returns once
+ * `pending` settles within `ms`, or to what `atTimeout()` returns when `ms` pass first; only the first of the three
+ * runs, and a throw rejects. One promise, one timer and no reaction on a second promise: the receiver runs this for
+ * every delivery whose handlers return a promise (bench/adapters, bytes allocated per delivery).
+ */
+export function settleWithin<T, R>(
+  pending: Promise<T>,
+  ms: number,
+  fulfilled: (value: T) => R | PromiseLike<R>,
+  rejected: (error: unknown) => R | PromiseLike<R>,
+  atTimeout: () => R | PromiseLike<R>,
+): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = <V>(make: (input: V) => R | PromiseLike<R>, input?: V) => {
+      // Only the first answer counts (timer ids are never 0).
+      if (!timer) return;
+      clearTimeout(timer);
+      timer = undefined;
       try {
-        resolve(atTimeout());
+        resolve(make(input as V));
       } catch (error) {
         reject(error);
       }
-    }, timerDelay(ms));
+    };
+    timer = setTimeout(() => answer(atTimeout), timerDelay(ms));
     pending.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
+      (value) => answer(fulfilled, value),
+      (error: unknown) => answer(rejected, error),
     );
   });
 }
+
+const same = <T>(value: T): T => value;
+const rethrow = (error: unknown): never => {
+  throw error;
+};

@@ -1,11 +1,11 @@
 import { type ClaimResult, IdempotencyStoreUnavailableError } from "../../idempotency/types.js";
 import type { IdempotencySettings } from "./idempotency-settings.js";
 import { storeOperation } from "./store-operation.js";
-import type { MaybeAsync } from "./thenable.js";
+import { adopt, type MaybeAsync } from "./thenable.js";
 
 /**
- * The claim stage: asks the store for the event's key under a lease. Rejects (and the receiver answers 503,
- * running nothing) when the store throws, times out or answers something that is not a claim result, so a
+ * The claim stage: asks the store for the event's key under a lease. Throws or rejects (and the receiver answers
+ * 503, running nothing) when the store throws, times out or answers something that is not a claim result, so a
  * broken store can never let a delivery through unclaimed.
  *
  * A claim that answers only after its time limit (a frozen Redis applying it when it wakes, a statement that got
@@ -13,13 +13,18 @@ import type { MaybeAsync } from "./thenable.js";
  * the key would answer the provider's retries 409 for a whole lease with nobody working on the event.
  */
 export function claimKey(settings: IdempotencySettings, key: string, owner: string): MaybeAsync<ClaimResult> {
-  const claimed = storeOperation(
-    () => settings.store.claim(key, owner, settings.leaseMs),
-    settings.operationTimeoutMs,
-    "claim",
-    (late) => releaseLateClaim(settings, key, owner, late),
-  );
-  return claimed instanceof Promise ? claimed.then(checkedClaim) : checkedClaim(claimed);
+  // Asked here rather than through storeOperation: a store answering synchronously then costs no closure. A throw
+  // goes to the caller as it is, which answers it as it answers a rejection.
+  const claimed = adopt(settings.store.claim(key, owner, settings.leaseMs));
+  if (!(claimed instanceof Promise)) return checkedClaim(claimed);
+  return (
+    storeOperation(
+      () => claimed,
+      settings.operationTimeoutMs,
+      "claim",
+      (late) => releaseLateClaim(settings, key, owner, late),
+    ) as Promise<ClaimResult>
+  ).then(checkedClaim);
 }
 
 function checkedClaim(result: ClaimResult): ClaimResult {

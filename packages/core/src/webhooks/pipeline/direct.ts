@@ -1,4 +1,5 @@
 import { type ClaimResult, type MaybePromise, unconfirmedCompletion } from "../../idempotency/types.js";
+import { settleWithin } from "../../timer-delay.js";
 import { DeliveryContext, type ReceivedDelivery } from "../context.js";
 import type { WebhookHttpResponse } from "../contract.js";
 import type { ReceiverConfig } from "../receiver-config.js";
@@ -7,7 +8,7 @@ import { webhookResponse } from "../response.js";
 import { duplicateInProgress, duplicateOfCompleted, processed } from "./answers.js";
 import { claimKey, releaseKey } from "./claim.js";
 import { completeClaim } from "./complete.js";
-import { handlerTimeoutError, TIMED_OUT, withinHandlerTimeLimit } from "./handler-time-limit.js";
+import { handlerTimeoutError } from "./handler-time-limit.js";
 import { monotonicNow } from "./idempotency-settings.js";
 import type { NotedDelivery } from "./journal.js";
 import { type FailureReports, storeError } from "./report.js";
@@ -79,29 +80,39 @@ export function directDelivery(config: ReceiverConfig, reports: FailureReports):
     (delivery as NotedDelivery).journal?.started(context);
     const claim: Claim = { owner, leaseEndsAt, event, context };
     const startedAt = telemetry === undefined ? 0 : monotonicNow();
-    const ranFor = (failed: boolean) =>
-      telemetry?.handlerRan(definition.eventName(event), monotonicNow() - startedAt, failed);
     let ran: MaybePromise<void>;
     try {
       ran = runHandlers(handlers, event, context);
     } catch (error) {
-      ranFor(true);
+      ranFor(event, startedAt, true);
       return handlerFailed(error, claim);
     }
     if (ran instanceof Promise) {
-      return withinHandlerTimeLimit(ran, settings.handlerTimeoutMs).then(
-        (result) => {
-          ranFor(result === TIMED_OUT);
-          return result === TIMED_OUT ? handlerTimedOut(ran, claim) : complete(claim);
+      // The handlers' time limit (`handlerTimeoutMs`): one promise and one timer per delivery (see settleWithin).
+      return settleWithin(
+        ran,
+        settings.handlerTimeoutMs,
+        () => {
+          ranFor(event, startedAt, false);
+          return complete(claim);
         },
         (error) => {
-          ranFor(true);
+          ranFor(event, startedAt, true);
           return handlerFailed(error, claim);
+        },
+        () => {
+          ranFor(event, startedAt, true);
+          return handlerTimedOut(ran as Promise<void>, claim);
         },
       );
     }
-    ranFor(false);
+    ranFor(event, startedAt, false);
     return complete(claim);
+  }
+
+  // Telemetry of the handlers' run; a function of the receiver rather than a closure per delivery.
+  function ranFor(event: unknown, startedAt: number, failed: boolean): void {
+    telemetry?.handlerRan(definition.eventName(event), monotonicNow() - startedAt, failed);
   }
 
   // The handlers are still running at their time limit: answer 500 now (the provider retries), tell them through
