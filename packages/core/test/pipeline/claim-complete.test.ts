@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { MemoryIdempotencyStore } from "../../src/idempotency/memory.js";
-import type { IdempotencyStore } from "../../src/idempotency/types.js";
+import { type IdempotencyStore, IdempotencyStoreUnavailableError } from "../../src/idempotency/types.js";
 import { claimKey } from "../../src/webhooks/pipeline/claim.js";
 import { completeClaim } from "../../src/webhooks/pipeline/complete.js";
 import { type IdempotencySettings, monotonicNow } from "../../src/webhooks/pipeline/idempotency-settings.js";
+import { createWebhookReceiver, tokenVerifier, WebhookProcessingError } from "../../src/webhooks.js";
+import { bodyOf, qrisSuccess, webhookRequest } from "../support/webhook-requests.js";
 
 function settings(store: IdempotencyStore, overrides: Partial<IdempotencySettings> = {}): IdempotencySettings {
   return {
@@ -51,6 +53,27 @@ describe("claim stage", () => {
     await expect(claimKey(settings(asyncStore as unknown as IdempotencyStore), "k", "o")).rejects.toThrow(
       /unknown result/,
     );
+  });
+
+  it("throws a synchronous store's throw as it is, without turning it into a rejected promise", () => {
+    const down = new Error("store down");
+    const store = {
+      claim: () => {
+        throw down;
+      },
+      complete: () => true,
+      release: () => true,
+    };
+    let thrown: unknown;
+    try {
+      const answer = claimKey(settings(store as unknown as IdempotencyStore), "k", "o");
+      // Reached only if the throw was wrapped: keep the rejection from going unhandled, then fail.
+      if (answer instanceof Promise) answer.catch(() => {});
+      expect.unreachable(`claimKey returned ${String(answer)} instead of throwing`);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBe(down);
   });
 
   it("rejects when the store does not answer within the operation timeout", async () => {
@@ -125,5 +148,85 @@ describe("complete stage", () => {
     clocked.claim("k", "second", 10);
     expect(completeClaim(settings(takenOver), "k", "first", monotonicNow() + 1_000)).toBe(false);
     expect(memory.size).toBe(0);
+  });
+});
+
+/**
+ * A receiver over a store whose claim answers `claim()` synchronously (a throw or a value), with every call to the
+ * store, the handler's runs, onError and the logged errors recorded.
+ */
+function receiverClaiming(claim: () => unknown) {
+  const TOKEN = "claim-stage-token";
+  const calls: string[] = [];
+  const store = {
+    claim: () => {
+      calls.push("claim");
+      return claim();
+    },
+    complete: () => {
+      calls.push("complete");
+      return true;
+    },
+    release: () => {
+      calls.push("release");
+      return true;
+    },
+  } as unknown as IdempotencyStore;
+  const handler = vi.fn();
+  const onError = vi.fn();
+  const logged = vi.fn();
+  const receiver = createWebhookReceiver({
+    source: "qris",
+    verify: [tokenVerifier({ secrets: TOKEN, in: "query" })],
+    idempotency: { store },
+    logger: { warn: () => {}, error: logged },
+  })
+    .onAny(handler)
+    .onError(onError);
+  const deliver = () =>
+    receiver.handle(webhookRequest({ url: `/hook?token=${TOKEN}`, rawBody: JSON.stringify(qrisSuccess()) }));
+  return { deliver, calls, handler, onError, logged };
+}
+
+describe("claim stage at the receiver: a store that fails synchronously", () => {
+  it("answers 503 to a claim that throws synchronously, runs no handler and reports the store stage", async () => {
+    const down = new Error("store down");
+    const { deliver, calls, handler, onError, logged } = receiverClaiming(() => {
+      throw down;
+    });
+    const response = await deliver();
+    expect(response.status).toBe(503);
+    expect(bodyOf(response).message).toMatch(/Idempotency store unavailable/);
+    expect(handler).not.toHaveBeenCalled();
+    // Nothing was claimed, so there is nothing to complete or release.
+    expect(calls).toEqual(["claim"]);
+    expect(onError).toHaveBeenCalledTimes(1);
+    const [error, context] = onError.mock.calls[0] ?? [];
+    expect(error).toBeInstanceOf(WebhookProcessingError);
+    expect(error).toMatchObject({ code: "idempotency_store_unavailable", status: 503 });
+    expect((error as Error).cause).toBe(down);
+    expect(context).toMatchObject({ source: "qris", stage: "idempotency", status: 503 });
+    expect(context.event).toMatchObject({ event: "payment.success" });
+    expect(logged).toHaveBeenCalledWith(
+      expect.stringMatching(/store unavailable while claiming/),
+      expect.objectContaining({ error: down }),
+    );
+    // The provider's retry meets the same store: answered the same way, still without running anything.
+    expect((await deliver()).status).toBe(503);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it("answers 503 to a synchronous claim result it does not know, running no handler", async () => {
+    const { deliver, calls, handler, onError } = receiverClaiming(() => ({ state: "weird" }));
+    const response = await deliver();
+    expect(response.status).toBe(503);
+    expect(handler).not.toHaveBeenCalled();
+    expect(calls).toEqual(["claim"]);
+    expect(onError).toHaveBeenCalledTimes(1);
+    const [error, context] = onError.mock.calls[0] ?? [];
+    expect(error).toMatchObject({ code: "idempotency_store_unavailable", status: 503 });
+    expect((error as Error).cause).toBeInstanceOf(IdempotencyStoreUnavailableError);
+    expect(String((error as Error).cause)).toMatch(/unknown result/);
+    expect(context).toMatchObject({ stage: "idempotency", status: 503 });
   });
 });

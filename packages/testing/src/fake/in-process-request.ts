@@ -1,22 +1,22 @@
 // What `provider.fetch` hands the app for the common call: a URL and a string (or no) body, as every SDK client
 // sends. On Node 20 a Web `Request` with a body costs about as much as the route it carries (a body stream, an
 // AbortSignal of its own, then reading the stream back), so this stand-in keeps the string and answers `text()` and
-// `json()` from it; anything else (forms, bytes, `body`, `clone()`) builds the real `Request` on first use.
+// `json()` from it; anything else (forms, bytes, `body`, `clone()`) builds the real `Request` on first use (see
+// lazy-text-body.ts).
+import { keepText, lazyTextBody, makeReal } from "./lazy-text-body.js";
 
 const NEVER_ABORTED = new AbortController().signal;
 
 /** The parts of `Request` the fake's routes and Hono read, backed by the caller's URL and init. */
-class InProcessRequest {
+class InProcessRequest extends lazyTextBody<Request, typeof Object>(Object) {
   readonly url: string;
   readonly method: string;
   readonly headers: Headers;
   readonly signal: AbortSignal;
-  readonly #body: string | undefined;
   readonly #init: RequestInit;
-  #real: Request | undefined;
-  #used = false;
 
   constructor(url: string, init: RequestInit, body: string | undefined) {
+    super();
     this.url = url;
     this.method = (init.method ?? "GET").toUpperCase();
     // The SDK's clients pass a Headers they do not touch again: read it as it is rather than copy it.
@@ -27,51 +27,13 @@ class InProcessRequest {
     }
     this.headers = headers;
     this.signal = init.signal ?? NEVER_ABORTED;
-    this.#body = body;
     this.#init = init;
+    if (body !== undefined) this[keepText](body);
   }
 
-  #materialise(): Request {
-    this.#real ??= new Request(this.url, { ...this.#init, headers: this.headers });
-    return this.#real;
-  }
-
-  #take(): string {
-    if (this.#used) throw new TypeError("Body is unusable: Body has already been read");
-    this.#used = true;
-    return this.#body ?? "";
-  }
-
-  get bodyUsed(): boolean {
-    return this.#used || (this.#real?.bodyUsed ?? false);
-  }
-
-  get body(): ReadableStream<Uint8Array> | null {
-    return this.#materialise().body;
-  }
-
-  async text(): Promise<string> {
-    return this.#take();
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(this.#take());
-  }
-
-  arrayBuffer(): Promise<ArrayBuffer> {
-    return this.#materialise().arrayBuffer();
-  }
-
-  blob(): Promise<Blob> {
-    return this.#materialise().blob();
-  }
-
-  formData(): Promise<FormData> {
-    return this.#materialise().formData();
-  }
-
-  clone(): Request {
-    return this.#materialise().clone();
+  // Made from the caller's init, whose body is the same string (or none: a GET's body stays null).
+  [makeReal](): Request {
+    return new Request(this.url, { ...this.#init, headers: this.headers });
   }
 }
 
