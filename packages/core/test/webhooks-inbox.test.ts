@@ -168,13 +168,13 @@ describe("inbox mode: the request writes the event and answers", () => {
   it("refuses an inbox without enqueue when built", () => {
     expect(() =>
       createWebhookReceiver({ source: "qris", insecureNoVerification: true, logger: quiet, inbox: {} as WebhookInbox }),
-    ).toThrow(/inbox must have an enqueue/);
+    ).toThrow(/inbox must have enqueue\(\) and inboxStage$/);
   });
 
   it("refuses an inbox without its inboxStage when built, naming where to get it", () => {
     const inbox = { enqueue: () => "queued" } as unknown as WebhookInbox;
     expect(() => createWebhookReceiver({ source: "qris", insecureNoVerification: true, logger: quiet, inbox })).toThrow(
-      /inbox has no inboxStage \(set it to inboxStage of "@kirimbayar\/core"/,
+      /inboxStage is missing: set it to inboxStage of "@kirimbayar\/core"/,
     );
   });
 });

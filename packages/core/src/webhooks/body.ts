@@ -13,10 +13,9 @@ export function diagnoseRawBody(rawBody: unknown): string | undefined {
   }
   if (typeof rawBody === "object") {
     return (
-      "rawBody is an already-parsed object: a JSON body parser ran before the webhook route, so the exact bytes " +
-      "needed for verification are gone. Mount the webhook route before express.json() / bodyParser.json(), " +
-      "create the NestJS app with { rawBody: true } and pass req.rawBody, or (Hono) let middleware read the body " +
-      "with c.req.text() or c.req.arrayBuffer() rather than a parsed form"
+      "rawBody is an already-parsed object: a JSON body parser ran first, and verification needs the exact bytes. " +
+      "Mount the webhook route before express.json() / bodyParser.json(), create the NestJS app with " +
+      "{ rawBody: true } and pass req.rawBody, or (Hono) read the body with c.req.text() or c.req.arrayBuffer()"
     );
   }
   return `rawBody must be a Uint8Array or a string holding the exact request body, not a ${typeof rawBody}`;

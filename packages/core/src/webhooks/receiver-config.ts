@@ -3,11 +3,9 @@
 import { defaultCryptoProvider } from "../crypto/index.js";
 import type { CryptoProvider } from "../crypto/types.js";
 import { MemoryIdempotencyStore } from "../idempotency/memory.js";
-import type { IdempotencyStore, TransactionalIdempotencyStore } from "../idempotency/types.js";
 import type { WebhookSourceTelemetry } from "../telemetry/types.js";
 import { timerDelay } from "../timer-delay.js";
 import { WebhookConfigurationError } from "./errors.js";
-import type { WebhookInbox } from "./inbox.js";
 import { type WebhookLogger, webhookLoggerOf } from "./logger.js";
 import type { RunnableInboxStage } from "./pipeline/enqueue.js";
 import type { IdempotencySettings } from "./pipeline/idempotency-settings.js";
@@ -77,13 +75,22 @@ export function receiverConfig<S extends WebhookSource>(options: WebhookReceiver
   if (methods.length === 0) throw new WebhookConfigurationError("createWebhookReceiver: methods must not be empty");
   const idempotency = options.idempotency ?? {};
   const settings = idempotencySettings(idempotency);
-  const transactional = idempotency.transactional === true ? transactionalStageOf(settings.store) : undefined;
-  const inbox = options.inbox;
-  const inboxStage = inbox === undefined ? undefined : inboxStageOf(inbox);
+  const transactional =
+    idempotency.transactional === true
+      ? stageOf<RunnableTransactionalStage>(
+          settings.store,
+          "begin",
+          "transactionalStage",
+          "idempotency.store (transactional: true)",
+        )
+      : undefined;
+  const inboxStage =
+    options.inbox === undefined
+      ? undefined
+      : stageOf<RunnableInboxStage>(options.inbox, "enqueue", "inboxStage", "inbox");
   if (options.telemetry !== undefined && typeof options.telemetry?.forSource !== "function") {
     throw new WebhookConfigurationError(
-      "createWebhookReceiver: telemetry must be made by webhookTelemetry({ tracer, meter }) of " +
-        '"@kirimbayar/core/telemetry" (a bare tracer and meter carry no receiver telemetry)',
+      'createWebhookReceiver: telemetry must be made by webhookTelemetry({ tracer, meter }) of "@kirimbayar/core/telemetry"',
     );
   }
   return {
@@ -134,39 +141,18 @@ function idempotencySettings(
   };
 }
 
-// The stage comes with the store, so that the webhooks entry never loads it for apps on other stores.
-function transactionalStageOf(store: IdempotencyStore): RunnableTransactionalStage {
-  const candidate = store as Partial<TransactionalIdempotencyStore>;
-  if (typeof candidate.begin !== "function") {
-    throw new WebhookConfigurationError(
-      "createWebhookReceiver: idempotency.transactional needs a store that opens transactions " +
-        "(a TransactionalIdempotencyStore); this store has no begin()",
-    );
-  }
-  const stage = candidate.transactionalStage as Partial<RunnableTransactionalStage> | undefined;
-  if (typeof stage?.run !== "function") {
-    throw new WebhookConfigurationError(
-      "createWebhookReceiver: idempotency.transactional needs the store's transactionalStage; this store has " +
-        'begin() but no transactionalStage (set it to transactionalStage of "@kirimbayar/core")',
-    );
-  }
-  return stage as RunnableTransactionalStage;
-}
-
-// As the transactional stage comes with the store, the enqueue stage comes with the inbox.
-function inboxStageOf(inbox: WebhookInbox): RunnableInboxStage {
-  const candidate = inbox as Partial<WebhookInbox> | null;
-  if (typeof candidate?.enqueue !== "function") {
-    throw new WebhookConfigurationError("createWebhookReceiver: inbox must have an enqueue(message) method");
-  }
-  const stage = candidate.inboxStage as Partial<RunnableInboxStage> | undefined;
-  if (typeof stage?.run !== "function") {
-    throw new WebhookConfigurationError(
-      'createWebhookReceiver: inbox has no inboxStage (set it to inboxStage of "@kirimbayar/core"; the engines of ' +
-        '"@kirimbayar/inbox" set it)',
-    );
-  }
-  return stage as RunnableInboxStage;
+// The transactional stage comes with the store and the enqueue stage with the inbox, so that the webhooks entry never
+// loads either for apps without one. Both are looked up (and refused) the same way: one function, as every byte of
+// the entry counts (bench/bundle-size).
+function stageOf<T>(holder: unknown, method: string, stage: string, option: string): T {
+  const candidate = holder as Record<string, unknown> | null;
+  const hasMethod = typeof candidate?.[method] === "function";
+  const found = candidate?.[stage] as { run?: unknown } | undefined;
+  if (hasMethod && typeof found?.run === "function") return found as T;
+  throw new WebhookConfigurationError(
+    `createWebhookReceiver: ${option} must have ${method}() and ${stage}` +
+      (hasMethod ? ` (${stage} is missing: set it to ${stage} of "@kirimbayar/core")` : ""),
+  );
 }
 
 const consoleLogger: WebhookLogger = {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { settleWithin } from "../../src/timer-delay.js";
 import { WebhookProcessingError } from "../../src/webhooks/errors.js";
 import {
@@ -88,5 +88,82 @@ describe("settleWithin (the direct path's handler time limit)", () => {
     await expect(thrown).rejects.toThrow("telemetry hook failed");
     const adopted = settleWithin(Promise.resolve(), 30, () => Promise.resolve("later"), String, String);
     await expect(adopted).resolves.toBe("later");
+  });
+});
+
+describe("settleWithin's timer, armed only for what is still running at the end of the turn", () => {
+  const answers = {
+    ended: () => "ended",
+    failed: () => "failed",
+    timedOut: () => "timedOut",
+  } as const;
+  const run = (pending: Promise<unknown>, ms: number) =>
+    settleWithin(pending, ms, answers.ended, answers.failed, answers.timedOut);
+  // The timers set for limits of at most `ms` (the test runner may set timers of its own, longer ones).
+  const limitTimers = (spy: { mock: { calls: unknown[][] } }, ms: number) =>
+    spy.mock.calls.filter(([, delay]) => typeof delay === "number" && delay <= ms);
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+  });
+
+  it("sets no timer at all for handlers that end within the turn they started in", async () => {
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => run(Promise.resolve(), 1_000)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(outcomes).toEqual(Array(50).fill("ended"));
+    expect(limitTimers(timers, 1_000)).toEqual([]);
+  });
+
+  it("arms one timer each for those still running, for the rest of the limit counted from their start", async () => {
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const started = performance.now();
+    const hanging = run(new Promise(() => {}), 80);
+    // The turn the limit started in goes on for 50 ms: that time counts against the limit.
+    while (performance.now() - started < 50) {}
+    await expect(hanging).resolves.toBe("timedOut");
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(75);
+    expect(elapsed).toBeLessThan(80 + 45);
+    // One timer, for what was left of the limit when the turn ended.
+    expect(limitTimers(timers, 80).map(([, delay]) => delay)).toEqual([expect.any(Number)]);
+    expect(limitTimers(timers, 80)[0]?.[1]).toBeLessThanOrEqual(31);
+  });
+
+  it("keeps at most 1,024 limits waiting in one turn and arms the rest at once, all still exact", async () => {
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    const ended: Promise<unknown>[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // A batch applied without yielding: 1,500 limits started in one turn, all ending a moment later.
+    for (let i = 0; i < 1_500; i++) ended.push(run(gate, 1_000));
+    const hanging = run(new Promise(() => {}), 40);
+    // Armed at once, in this turn: the 477 beyond the first 1,024.
+    expect(limitTimers(timers, 1_000)).toHaveLength(477);
+    release();
+    expect(new Set(await Promise.all(ended))).toEqual(new Set(["ended"]));
+    await expect(hanging).resolves.toBe("timedOut");
+  });
+
+  it("falls back to a timer turn where the runtime has no setImmediate (workers, browsers)", async () => {
+    vi.stubGlobal("setImmediate", undefined);
+    const hanging = run(new Promise(() => {}), 30);
+    await expect(run(Promise.resolve(), 30)).resolves.toBe("ended");
+    await expect(hanging).resolves.toBe("timedOut");
+  });
+
+  it("follows fake timers: advancing them past the limit times a hanging handler out", async () => {
+    vi.useFakeTimers();
+    try {
+      let outcome: string | undefined;
+      void run(new Promise(() => {}), 5_000).then((value) => (outcome = value as string));
+      await vi.advanceTimersByTimeAsync(4_000);
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1_100);
+      expect(outcome).toBe("timedOut");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -30,6 +30,17 @@ describe("run stage", () => {
     expect(later).toEqual([]);
   });
 
+  it("hands back the last handler's own promise, and chains only the ones before it", async () => {
+    const order: string[] = [];
+    const last = Promise.resolve().then(() => order.push("last"));
+    expect(runHandlers([() => last], {}, context)).toBe(last);
+    const first = new Promise<void>((resolve) => setTimeout(resolve, 5)).then(() => order.push("first"));
+    const chained = runHandlers([() => first, () => order.push("after")], {}, context);
+    expect(chained).not.toBe(first);
+    await chained;
+    expect(order).toEqual(["last", "first", "after"]);
+  });
+
   it("starts a lazy thenable and waits for it before the next handler", async () => {
     const order: string[] = [];
     const { thenable, calls } = lazyThenable(async () => {

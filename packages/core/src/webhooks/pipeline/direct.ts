@@ -80,7 +80,7 @@ export function directDelivery(config: ReceiverConfig, reports: FailureReports):
     (delivery as NotedDelivery).journal?.started(context);
     const claim: Claim = { owner, leaseEndsAt, event, context };
     const startedAt = telemetry === undefined ? 0 : monotonicNow();
-    let ran: MaybePromise<void>;
+    let ran: MaybePromise<unknown>;
     try {
       ran = runHandlers(handlers, event, context);
     } catch (error) {

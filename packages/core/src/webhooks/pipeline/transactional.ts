@@ -95,7 +95,7 @@ export async function runInTransaction(
   }
   const context = new DeliveryContext(reports.source, key, claimed.attempt, delivery, transaction.handle);
   (delivery as NotedDelivery).journal?.started(context);
-  let ran: MaybeAsync<void>;
+  let ran: MaybeAsync<unknown>;
   try {
     ran = runHandlers(handlers, event, context);
     if (ran instanceof Promise && (await withinHandlerTimeLimit(ran, settings.handlerTimeoutMs)) === TIMED_OUT) {
