@@ -41,6 +41,11 @@ const BENCHMARKS = [
     // keep their last figures instead of disappearing from RESULTS.md.
     mergeFragment: mergeAdapterFragments,
   },
+  {
+    name: "allocations",
+    title: "Bytes allocated per webhook delivery, webhook route vs the same-checks route",
+    timeoutMs: 240_000,
+  },
   { name: "webhook-pipeline", title: "Core webhook pipeline micro-benchmark", timeoutMs: 60_000 },
   { name: "client-overhead", title: "Client call vs raw fetch against the fake provider", timeoutMs: 60_000 },
   { name: "redis-vs-memory", title: "Redis idempotency store vs memory store", timeoutMs: 90_000 },
