@@ -1,7 +1,7 @@
 // In-process half of bench/allocations: bytes allocated per `receiver.handle` delivery and per call of the
 // hand-rolled same-checks function, on new-event bodies. Run by run.mjs under its MEASURING_FLAGS; prints the
 // samples (bytes per delivery, one per round) as JSON on its last line.
-import { performance, PerformanceObserver } from "node:perf_hooks";
+import { PerformanceObserver, performance } from "node:perf_hooks";
 import v8 from "node:v8";
 import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createHandRolledSameChecks, HAND_ROLLED_CACHE_ENTRIES, TOKEN } from "../adapters/handrolled.mjs";

@@ -18,8 +18,8 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { contextComment } from "../lib/summary.mjs";
 import { formatInterval, median, medianInterval } from "../lib/stats.mjs";
+import { contextComment } from "../lib/summary.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const benchDir = dirname(here);

@@ -63,7 +63,7 @@ function armSoon(arm: () => void): void {
   if (unarmed === undefined) {
     unarmed = [];
     // setImmediate runs right after the turn's I/O callbacks; runtimes without it take the next timer turn.
-    ((globalThis as { setImmediate?: typeof setTimeout }).setImmediate ?? setTimeout)(() => {
+    ((globalThis as unknown as { setImmediate?: (run: () => void) => unknown }).setImmediate ?? setTimeout)(() => {
       const arms = unarmed as (() => void)[];
       unarmed = undefined;
       for (const armOne of arms) armOne();

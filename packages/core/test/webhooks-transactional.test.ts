@@ -8,7 +8,6 @@ import {
   MemoryIdempotencyStore,
   type TransactionalIdempotencyStore,
   tokenVerifier,
-  WebhookConfigurationError,
   type WebhookContext,
 } from "../src/webhooks.js";
 import { bodyOf, qrisSuccess, webhookRequest } from "./support/webhook-requests.js";
