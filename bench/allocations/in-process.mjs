@@ -1,11 +1,12 @@
 // In-process half of bench/allocations: bytes allocated per `receiver.handle` delivery and per call of the
 // hand-rolled same-checks function, on new-event bodies. Run by run.mjs under its MEASURING_FLAGS; prints the
 // samples (bytes per delivery, one per round) as JSON on its last line.
-import { PerformanceObserver, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import v8 from "node:v8";
 import { createWebhookReceiver, MemoryIdempotencyStore, tokenVerifier } from "@kirimbayar/core/webhooks";
 import { createHandRolledSameChecks, HAND_ROLLED_CACHE_ENTRIES, TOKEN } from "../adapters/handrolled.mjs";
 import { qrisSuccessBody } from "../lib/payloads.mjs";
+import { collect, collectionsSoFar } from "./collections.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run through bench/allocations/run.mjs (needs --expose-gc)");
 const rounds = Number(process.argv[2] ?? 9);
@@ -36,26 +37,13 @@ const routes = {
   },
 };
 
-let collections = 0;
-new PerformanceObserver((list) => {
-  collections += list.getEntries().length;
-}).observe({ entryTypes: ["gc"] });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
-
-/** A forced collection, once the observer has reported it (it does so a little later; waiting at most 1 s). */
-async function collect() {
-  const before = collections;
-  globalThis.gc();
-  for (let wait = 0; wait < 1_000 && collections === before; wait++) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-}
 
 /** Bytes allocated per delivery over one batch of new events, or undefined when a collection ran meanwhile. */
 async function measure(route) {
   const bodies = newBodies(PER_ROUND);
   await collect();
-  const seen = collections;
+  const seen = collectionsSoFar();
   const before = v8.getHeapStatistics().used_heap_size;
   // Each delivery in its own turn of the event loop, as a server gets them (a delivery's handler time limit is armed
   // only if it outlives its turn: core's timer-delay.ts). Both routes pay the same for the yield.
@@ -65,7 +53,7 @@ async function measure(route) {
   }
   const after = v8.getHeapStatistics().used_heap_size;
   await settle(); // the observer reports a collection asynchronously
-  return collections === seen ? (after - before) / PER_ROUND : undefined;
+  return collectionsSoFar() === seen ? (after - before) / PER_ROUND : undefined;
 }
 
 // Warm-up: JIT, and each store holding events already.
